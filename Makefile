@@ -1,0 +1,48 @@
+# Tessel — top-level entry points. See README.md.
+#
+#   make deps   install the Debian packages the build and tests need (root)
+#   make build  configure + build into build/ (tools in build/bin/)
+#   make demo   deps + build + compile examples/mlp.onnx for the CPU and run it
+#   make test   deps + build + every test (lit, GoogleTest, end to end)
+
+BUILD      ?= build
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+PACKAGES = cmake ninja-build ccache g++ python3 \
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22 clang-22 \
+  libprotobuf-dev protobuf-compiler libonnx-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  libamdhip64-dev rocm-device-libs \
+  python3-numpy python3-onnx
+
+.PHONY: deps build demo test clean
+
+deps:
+	@if dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | grep -vq '^install ok installed$$' \
+	   || [ "$$(dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | wc -l)" -ne $(words $(PACKAGES)) ]; then \
+	  echo "== installing Debian packages"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(PACKAGES); \
+	else echo "== Debian packages present"; fi
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld -B/usr/lib/llvm-22/bin" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-fuse-ld=lld -B/usr/lib/llvm-22/bin" \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit $(CMAKE_ARGS)
+
+build: $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: deps
+	$(MAKE) build
+	$(BUILD)/bin/tessel-compile examples/mlp.onnx -o $(BUILD)/mlp.tsl
+	$(BUILD)/bin/tessel-run $(BUILD)/mlp.tsl --input input=examples/mlp_input.npy --print
+
+test: deps
+	$(MAKE) build
+	cmake --build $(BUILD) --target check -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)
