@@ -1,0 +1,72 @@
+//===- TesselDialect.cpp - Tessel graph dialect registration ---------------===//
+//
+// Registers the graph dialect's ops and materializes folded constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/TesselDialect.h"
+
+using namespace mlir;
+using namespace tessel;
+
+#include "dialects/Graph/TesselDialect.cpp.inc"
+
+void TesselDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Graph/TesselOps.cpp.inc"
+      >();
+}
+
+Operation *TesselDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+Location tessel::onnxNodeLoc(MLIRContext *ctx, StringRef file, StringRef node,
+                             StringRef opType) {
+  Location fileLoc = FileLineColLoc::get(ctx, file, 0, 0);
+  return NameLoc::get(StringAttr::get(ctx, node),
+                      NameLoc::get(StringAttr::get(ctx, opType), fileLoc));
+}
+
+void tessel::onnxNodeOf(Location loc, std::string &node, std::string &opType) {
+  node.clear();
+  opType.clear();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations()[0];
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    node = name.getName().str();
+    if (auto inner = dyn_cast<NameLoc>(name.getChildLoc()))
+      opType = inner.getName().str();
+  }
+}
+
+std::string tessel::describeLoc(Location loc) {
+  // Fused locations (from folding) describe their first part.
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    return fused.getLocations().empty() ? ""
+                                        : describeLoc(fused.getLocations()[0]);
+  std::string file, node, op;
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    node = name.getName().str();
+    if (auto inner = dyn_cast<NameLoc>(name.getChildLoc())) {
+      op = inner.getName().str();
+      loc = inner.getChildLoc();
+    } else {
+      loc = name.getChildLoc();
+    }
+  }
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    file = fileLoc.getFilename().str();
+  std::string out = file;
+  if (!node.empty())
+    out += (out.empty() ? "" : ": ") + ("node '" + node + "'") +
+           (op.empty() ? "" : " (" + op + ")");
+  return out;
+}

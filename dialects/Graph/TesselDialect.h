@@ -1,0 +1,60 @@
+//===- TesselDialect.h - The Tessel graph dialect ---------------*- C++ -*-===//
+//
+// Include this header to use the graph dialect's ops. The ops follow ONNX
+// semantics on ranked tensors; see TesselOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECTS_GRAPH_TESSELDIALECT_H
+#define TESSEL_DIALECTS_GRAPH_TESSELDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/Graph/TesselDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/TesselOps.h.inc"
+
+namespace tessel {
+
+/// Extent of one spatial output dim of a sliding window (conv, pooling), or
+/// mlir::ShapedType::kDynamic when `in` is dynamic. `ceil` rounds the window
+/// count up (ONNX ceil_mode), dropping a last window that starts in the end
+/// padding, as ONNX Runtime and PyTorch do.
+int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                         int64_t padBegin, int64_t padEnd, int64_t dilation,
+                         bool ceil);
+
+/// Name of the function attribute that lists the names of the symbolic dims
+/// of each function argument: an array (one per argument) of arrays of
+/// strings ("" for a static dim).
+inline constexpr llvm::StringLiteral kArgSymbolsAttr = "tessel.arg_symbols";
+
+/// The location of an ONNX node: NameLoc(node, NameLoc(op, file:0:0)).
+mlir::Location onnxNodeLoc(mlir::MLIRContext *ctx, llvm::StringRef file,
+                           llvm::StringRef node, llvm::StringRef opType);
+
+/// "<file>: node '<name>' (<op>)" for a location built by onnxNodeLoc (or
+/// whatever parts of that a location has; "" when it has none).
+std::string describeLoc(mlir::Location loc);
+
+/// Splits a location built by onnxNodeLoc into its node name and op type
+/// (either may come back empty).
+void onnxNodeOf(mlir::Location loc, std::string &node, std::string &opType);
+
+/// For a dynamic dim `resultDim` of the single result of graph op `op`: the
+/// operand and operand dim whose extent it equals, or std::nullopt when it is
+/// no single operand dim (e.g. a reshape that merges a dynamic dim).
+std::optional<std::pair<unsigned, int64_t>>
+dynamicDimSource(mlir::Operation *op, int64_t resultDim);
+
+} // namespace tessel
+
+#endif // TESSEL_DIALECTS_GRAPH_TESSELDIALECT_H

@@ -1,0 +1,319 @@
+//===- TesselOps.cpp - Verifiers and folders of the graph dialect ----------===//
+//
+// Each verifier checks what the ONNX operator requires of its operands and
+// that the result type is the shape the operator implies. Dynamic (`?`) dims
+// are accepted wherever a static extent would be checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tessel;
+
+int64_t tessel::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                 int64_t padBegin, int64_t padEnd,
+                                 int64_t dilation, bool ceil) {
+  if (ShapedType::isDynamic(in))
+    return ShapedType::kDynamic;
+  int64_t span = (kernel - 1) * dilation + 1;
+  int64_t room = in + padBegin + padEnd - span;
+  if (room < 0)
+    return 0;
+  int64_t out = (ceil ? (room + stride - 1) / stride : room / stride) + 1;
+  // With ceil_mode, a window must start inside the input or the begin pads.
+  if (ceil && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+/// Two extents agree when equal or when either is dynamic.
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks that `type` has `expected` extents (dynamic entries match any).
+static LogicalResult checkShape(Operation *op, RankedTensorType type,
+                                ArrayRef<int64_t> expected, StringRef what) {
+  if (type.getRank() != static_cast<int64_t>(expected.size()))
+    return op->emitOpError() << what << " has rank " << type.getRank()
+                             << ", expected " << expected.size();
+  for (auto [i, dims] : llvm::enumerate(llvm::zip(type.getShape(), expected)))
+    if (!compatible(std::get<0>(dims), std::get<1>(dims)))
+      return op->emitOpError()
+             << what << " dim " << i << " is " << std::get<0>(dims)
+             << ", expected " << std::get<1>(dims);
+  return success();
+}
+
+static RankedTensorType rankedType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp, IdentityOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulOp, GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::verify() {
+  RankedTensorType lhs = rankedType(getLhs()), rhs = rankedType(getRhs());
+  if (lhs.getRank() < 1 || rhs.getRank() < 1)
+    return emitOpError("operands must have rank >= 1");
+  // numpy: a rank-1 lhs is a row vector, a rank-1 rhs a column vector.
+  SmallVector<int64_t> a(lhs.getShape()), b(rhs.getShape());
+  bool vecA = a.size() == 1, vecB = b.size() == 1;
+  if (vecA)
+    a.insert(a.begin(), 1);
+  if (vecB)
+    b.push_back(1);
+  int64_t k = a.back(), k2 = b[b.size() - 2];
+  if (!compatible(k, k2))
+    return emitOpError("contraction dims differ: ") << k << " vs " << k2;
+  SmallVector<int64_t> batch;
+  ArrayRef<int64_t> batchA = ArrayRef(a).drop_back(2),
+                    batchB = ArrayRef(b).drop_back(2);
+  size_t n = std::max(batchA.size(), batchB.size());
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i + batchA.size() >= n ? batchA[i + batchA.size() - n] : 1;
+    int64_t y = i + batchB.size() >= n ? batchB[i + batchB.size() - n] : 1;
+    if (x == 1)
+      batch.push_back(y);
+    else if (y == 1 || compatible(x, y))
+      batch.push_back(ShapedType::isDynamic(x) ? y : x);
+    else
+      return emitOpError("batch dims do not broadcast: ") << x << " vs " << y;
+  }
+  SmallVector<int64_t> expected(batch);
+  if (!vecA)
+    expected.push_back(a[a.size() - 2]);
+  if (!vecB)
+    expected.push_back(b.back());
+  return checkShape(*this, getType(), expected, "result");
+}
+
+LogicalResult GemmOp::verify() {
+  RankedTensorType a = rankedType(getA()), b = rankedType(getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("A and B must have rank 2");
+  int64_t m = a.getDimSize(getTransA() ? 1 : 0);
+  int64_t k = a.getDimSize(getTransA() ? 0 : 1);
+  int64_t k2 = b.getDimSize(getTransB() ? 1 : 0);
+  int64_t n = b.getDimSize(getTransB() ? 0 : 1);
+  if (!compatible(k, k2))
+    return emitOpError("contraction dims differ: ") << k << " vs " << k2;
+  if (Value c = getC()) {
+    RankedTensorType ct = rankedType(c);
+    if (ct.getRank() > 2)
+      return emitOpError("C must have rank <= 2");
+    // C broadcasts (unidirectionally) to [M, N].
+    ArrayRef<int64_t> cs = ct.getShape();
+    int64_t target[2] = {m, n};
+    for (int64_t i = 0; i < ct.getRank(); ++i) {
+      int64_t d = cs[i], want = target[2 - ct.getRank() + i];
+      if (d != 1 && !compatible(d, want))
+        return emitOpError("C does not broadcast to [M, N]");
+    }
+  }
+  return checkShape(*this, getType(), {m, n}, "result");
+}
+
+//===----------------------------------------------------------------------===//
+// ConvOp and pooling
+//===----------------------------------------------------------------------===//
+
+/// Checks the window attributes of a conv/pool with `spatial` spatial dims.
+static LogicalResult verifyWindow(Operation *op, int64_t spatial,
+                                  ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> pads,
+                                  ArrayRef<int64_t> dilations) {
+  if (static_cast<int64_t>(strides.size()) != spatial ||
+      static_cast<int64_t>(dilations.size()) != spatial ||
+      static_cast<int64_t>(pads.size()) != 2 * spatial)
+    return op->emitOpError("expected ")
+           << spatial << " strides and dilations and " << 2 * spatial
+           << " pads";
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }))
+    return op->emitOpError("strides and dilations must be >= 1");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("pads must be >= 0");
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  RankedTensorType in = rankedType(getInput()), w = rankedType(getWeight());
+  int64_t rank = in.getRank();
+  if (rank < 3 || w.getRank() != rank)
+    return emitOpError("input and weight must have the same rank >= 3");
+  int64_t spatial = rank - 2;
+  if (failed(verifyWindow(*this, spatial, getStrides(), getPads(),
+                          getDilations())))
+    return failure();
+  int64_t group = getGroup();
+  int64_t channels = in.getDimSize(1), filters = w.getDimSize(0);
+  if (group < 1 || (!ShapedType::isDynamic(filters) && filters % group))
+    return emitOpError("group ") << group << " does not divide " << filters
+                                 << " filters";
+  if (!ShapedType::isDynamic(channels) &&
+      !compatible(w.getDimSize(1) * group, channels))
+    return emitOpError("weight has ")
+           << w.getDimSize(1) << " channels per group, input has " << channels
+           << " channels in " << group << " groups";
+  if (Value bias = getBias())
+    if (failed(checkShape(*this, rankedType(bias), {filters}, "bias")))
+      return failure();
+  SmallVector<int64_t> expected = {in.getDimSize(0), filters};
+  for (int64_t i = 0; i < spatial; ++i)
+    expected.push_back(windowOutputSize(
+        in.getDimSize(2 + i), w.getDimSize(2 + i), getStrides()[i],
+        getPads()[i], getPads()[spatial + i], getDilations()[i], false));
+  return checkShape(*this, getType(), expected, "result");
+}
+
+/// Shared verifier of MaxPool and AveragePool.
+template <typename PoolOp>
+static LogicalResult verifyPool(PoolOp op) {
+  RankedTensorType in = rankedType(op.getInput());
+  int64_t spatial = in.getRank() - 2;
+  if (spatial < 1)
+    return op.emitOpError("input must have rank >= 3");
+  if (static_cast<int64_t>(op.getKernelShape().size()) != spatial)
+    return op.emitOpError("expected ") << spatial << " kernel dims";
+  if (failed(verifyWindow(op, spatial, op.getStrides(), op.getPads(),
+                          op.getDilations())))
+    return failure();
+  SmallVector<int64_t> expected = {in.getDimSize(0), in.getDimSize(1)};
+  for (int64_t i = 0; i < spatial; ++i)
+    expected.push_back(windowOutputSize(
+        in.getDimSize(2 + i), op.getKernelShape()[i], op.getStrides()[i],
+        op.getPads()[i], op.getPads()[spatial + i], op.getDilations()[i],
+        op.getCeilMode()));
+  return checkShape(op, op.getType(), expected, "result");
+}
+
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+LogicalResult AveragePoolOp::verify() { return verifyPool(*this); }
+
+LogicalResult GlobalAveragePoolOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  if (in.getRank() < 3)
+    return emitOpError("input must have rank >= 3");
+  SmallVector<int64_t> expected(in.getShape());
+  std::fill(expected.begin() + 2, expected.end(), 1);
+  return checkShape(*this, getType(), expected, "result");
+}
+
+LogicalResult BatchNormOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  if (in.getRank() < 2)
+    return emitOpError("input must have rank >= 2");
+  int64_t c = in.getDimSize(1);
+  Value vectors[] = {getScale(), getBias(), getMean(), getVariance()};
+  StringRef names[] = {"scale", "bias", "mean", "variance"};
+  for (int i = 0; i < 4; ++i)
+    if (failed(checkShape(*this, rankedType(vectors[i]), {c}, names[i])))
+      return failure();
+  return checkShape(*this, getType(), in.getShape(), "result");
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp, TransposeOp, ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = rankedType(getInput()), out = getType();
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("reshape of ")
+           << in.getNumElements() << " elements into "
+           << out.getNumElements();
+  if (in.hasStaticShape() != out.hasStaticShape())
+    return emitOpError("a dynamic dim must stay dynamic across a reshape");
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // reshape(reshape(x)) -> reshape(x)
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  ArrayRef<int64_t> perm = getPerm();
+  if (static_cast<int64_t>(perm.size()) != in.getRank())
+    return emitOpError("perm has ") << perm.size() << " entries for rank "
+                                    << in.getRank();
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("perm is not a permutation");
+    seen[p] = true;
+    expected.push_back(in.getDimSize(p));
+  }
+  return checkShape(*this, getType(), expected, "result");
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  RankedTensorType first = rankedType(getInputs().front());
+  int64_t rank = first.getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << rank;
+  SmallVector<int64_t> expected(first.getShape());
+  expected[axis] = 0;
+  for (Value input : getInputs()) {
+    RankedTensorType t = rankedType(input);
+    if (t.getRank() != rank)
+      return emitOpError("inputs differ in rank");
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i == axis)
+        continue;
+      if (!compatible(t.getDimSize(i), expected[i]))
+        return emitOpError("inputs differ in dim ") << i;
+    }
+    if (ShapedType::isDynamic(t.getDimSize(axis)) ||
+        ShapedType::isDynamic(expected[axis]))
+      expected[axis] = ShapedType::kDynamic;
+    else
+      expected[axis] += t.getDimSize(axis);
+  }
+  return checkShape(*this, getType(), expected, "result");
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/TesselOps.cpp.inc"

@@ -1,0 +1,222 @@
+//===- TesselOps.td - The Tessel graph dialect -------------*- tablegen -*-===//
+//
+// The graph dialect holds a model after import: one op per ONNX operator,
+// on ranked tensors, with ONNX's defaults made explicit and shapes inferred.
+// A dynamic (`?`) dim stands for a symbolic ONNX dim (the batch). Every op
+// verifies its operands; the location of an op is its ONNX node name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_GRAPH_OPS
+#define TESSEL_GRAPH_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tessel_Dialect : Dialect {
+  let name = "tessel";
+  let cppNamespace = "::tessel";
+  let summary = "Tessel graph dialect: ONNX operators on ranked tensors";
+  let description = [{
+    The ops of this dialect are ONNX operators with their semantics
+    normalized: attributes are explicit, shapes are inferred at import, and
+    broadcasting follows numpy rules. Passes fold, fuse and partition this
+    graph before it is lowered to linalg in codegen/common.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+class Tessel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+def Tessel_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Tessel_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+
+//===----------------------------------------------------------------------===//
+// Constants and identity
+//===----------------------------------------------------------------------===//
+
+def Tessel_ConstantOp
+    : Tessel_Op<"constant", [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor (ONNX Constant, initializers)";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Tessel_IdentityOp : Tessel_Op<"identity", [SameOperandsAndResultType]> {
+  let summary = "ONNX Identity; folds away";
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Tessel_BinaryOp<string mnemonic>
+    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+                           SameOperandsAndResultElementType]> {
+  let summary = "Elementwise ONNX " # mnemonic # " with numpy broadcasting";
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Tessel_AddOp : Tessel_BinaryOp<"add">;
+def Tessel_SubOp : Tessel_BinaryOp<"sub">;
+def Tessel_MulOp : Tessel_BinaryOp<"mul">;
+def Tessel_DivOp : Tessel_BinaryOp<"div">;
+
+class Tessel_UnaryOp<string mnemonic>
+    : Tessel_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "Elementwise ONNX " # mnemonic;
+  let arguments = (ins Tessel_FloatTensor:$input);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tessel_ReluOp : Tessel_UnaryOp<"relu">;
+def Tessel_SigmoidOp : Tessel_UnaryOp<"sigmoid">;
+def Tessel_TanhOp : Tessel_UnaryOp<"tanh">;
+
+def Tessel_SoftmaxOp : Tessel_Op<"softmax", [SameOperandsAndResultType]> {
+  let summary = "Softmax along one axis (ONNX Softmax-13 semantics)";
+  let arguments = (ins Tessel_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Tessel_MatMulOp : Tessel_Op<"matmul", [SameOperandsAndResultElementType]> {
+  let summary = "numpy matmul (ONNX MatMul), batch dims broadcast";
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_GemmOp : Tessel_Op<"gemm"> {
+  let summary = "alpha * op(A) * op(B) + beta * C (ONNX Gemm)";
+  let arguments = (ins Tessel_FloatTensor:$a, Tessel_FloatTensor:$b,
+                   Optional<Tessel_FloatTensor>:$c,
+                   F32Attr:$alpha, F32Attr:$beta,
+                   BoolAttr:$trans_a, BoolAttr:$trans_b);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_ConvOp : Tessel_Op<"conv"> {
+  let summary = "N-d convolution, NCHW / FCHW (ONNX Conv)";
+  let description = [{
+    `pads` holds the begin pads of every spatial dim followed by the end
+    pads (ONNX order); auto_pad is resolved into explicit pads at import.
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
+                   Optional<Tessel_FloatTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalization
+//===----------------------------------------------------------------------===//
+
+class Tessel_PoolOp<string mnemonic, dag extraArgs>
+    : Tessel_Op<mnemonic, [SameOperandsAndResultElementType]> {
+  let arguments = !con((ins Tessel_FloatTensor:$input,
+                        DenseI64ArrayAttr:$kernel_shape,
+                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                        DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode),
+                       extraArgs);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_MaxPoolOp : Tessel_PoolOp<"max_pool", (ins)> {
+  let summary = "Max pooling over the spatial dims (ONNX MaxPool)";
+}
+
+def Tessel_AveragePoolOp
+    : Tessel_PoolOp<"average_pool", (ins BoolAttr:$count_include_pad)> {
+  let summary = "Average pooling over the spatial dims (ONNX AveragePool)";
+}
+
+def Tessel_GlobalAveragePoolOp
+    : Tessel_Op<"global_average_pool", [SameOperandsAndResultElementType]> {
+  let summary = "Mean over all spatial dims, kept as extent 1";
+  let arguments = (ins Tessel_FloatTensor:$input);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_BatchNormOp
+    : Tessel_Op<"batch_norm", [SameOperandsAndResultElementType]> {
+  let summary = "Inference-mode batch normalization over dim 1";
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$scale,
+                   Tessel_FloatTensor:$bias, Tessel_FloatTensor:$mean,
+                   Tessel_FloatTensor:$variance, F32Attr:$epsilon);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tessel_ReshapeOp : Tessel_Op<"reshape", [SameOperandsAndResultElementType]> {
+  let summary = "Reshape to the result type (ONNX Reshape, Flatten)";
+  let description = [{
+    The target shape is the result type; the runtime treats a reshape as a
+    view of its operand's buffer.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessel_TransposeOp
+    : Tessel_Op<"transpose", [SameOperandsAndResultElementType]> {
+  let summary = "Permute dims: result dim i is input dim perm[i]";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
+  let summary = "Concatenate along one axis (ONNX Concat)";
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // TESSEL_GRAPH_OPS
