@@ -1,0 +1,193 @@
+//===- ImportContext.cpp - Node access for the ONNX op importers ----------===//
+//
+// Inputs, attributes with ONNX defaults, constant inputs and errors for one
+// node, plus the shape rules several op families share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImportContext.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+Type ImportContext::elementType(int32_t t) {
+  MLIRContext *ctx = builder.getContext();
+  switch (t) {
+  case onnx::TensorProto::FLOAT: return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE: return Float64Type::get(ctx);
+  case onnx::TensorProto::FLOAT16: return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8: return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16: return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32: return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64: return IntegerType::get(ctx, 64);
+  case onnx::TensorProto::BOOL: return IntegerType::get(ctx, 1);
+  default: return {};
+  }
+}
+
+static std::string nodeName(const onnx::NodeProto &node) {
+  if (!node.name().empty())
+    return node.name();
+  // Unnamed nodes are known by their first output, which is unique.
+  return node.output_size() ? node.output(0) : node.op_type();
+}
+
+NodeContext::NodeContext(ImportContext &ctx, const onnx::NodeProto &node)
+    : ctx(ctx), node(node),
+      loc(onnxNodeLoc(ctx.builder.getContext(), ctx.file, nodeName(node),
+                      node.op_type())),
+      b(ctx.builder) {}
+
+LogicalResult NodeContext::error(const Twine &message) {
+  return emitError(loc) << describeLoc(loc) << ": " << message;
+}
+
+bool NodeContext::hasInput(int i) const {
+  return i < node.input_size() && !node.input(i).empty();
+}
+
+Value NodeContext::input(int i) {
+  if (!hasInput(i)) {
+    (void)error("missing input " + Twine(i));
+    return {};
+  }
+  auto it = ctx.values.find(node.input(i));
+  if (it == ctx.values.end()) {
+    (void)error("input '" + node.input(i) + "' is not defined before use");
+    return {};
+  }
+  return it->second.value;
+}
+
+RankedTensorType NodeContext::inputType(int i) {
+  return cast<RankedTensorType>(input(i).getType());
+}
+
+int32_t NodeContext::inputOnnxType(int i) {
+  auto it = ctx.values.find(node.input(i));
+  return it == ctx.values.end() ? 0 : it->second.onnxType;
+}
+
+std::optional<DenseElementsAttr> NodeContext::constantInput(int i) {
+  Value v = hasInput(i) ? input(i) : Value();
+  if (!v)
+    return std::nullopt;
+  if (auto c = v.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+      return dense;
+  return std::nullopt;
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::constantInts(int i,
+                                                          StringRef what) {
+  std::optional<DenseElementsAttr> c = constantInput(i);
+  if (!c || !isa<IntegerType>(c->getElementType())) {
+    if (hasInput(i) && !input(i))
+      return failure();
+    return error(what + " must be a constant integer tensor (an initializer "
+                        "or a Constant node)");
+  }
+  SmallVector<int64_t> out;
+  for (const APInt &v : c->getValues<APInt>())
+    out.push_back(v.getSExtValue());
+  return out;
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::getInt(StringRef name, int64_t dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+float NodeContext::getFloat(StringRef name, float dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string NodeContext::getString(StringRef name, StringRef dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+SmallVector<int64_t> NodeContext::getInts(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? SmallVector<int64_t>(a->ints().begin(), a->ints().end())
+           : SmallVector<int64_t>();
+}
+
+void NodeContext::setOutput(int i, Value value, int32_t onnxType) {
+  if (i >= node.output_size() || node.output(i).empty())
+    return;
+  if (onnxType < 0)
+    onnxType = inputOnnxType(0);
+  ctx.values[node.output(i)] = GraphValue{value, onnxType};
+}
+
+FailureOr<SmallVector<int64_t>>
+onnx_import::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    int64_t y = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (x == 1)
+      out[i] = y;
+    else if (y == 1 || x == y)
+      out[i] = x;
+    else if (ShapedType::isDynamic(x))
+      out[i] = y;
+    else if (ShapedType::isDynamic(y))
+      out[i] = x;
+    else
+      return failure();
+  }
+  return out;
+}
+
+FailureOr<SmallVector<int64_t>>
+onnx_import::windowPads(NodeContext &n, ArrayRef<int64_t> in,
+                        ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                        ArrayRef<int64_t> dilations) {
+  size_t spatial = in.size();
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  SmallVector<int64_t> pads = n.getInts("pads");
+  if (autoPad == "NOTSET") {
+    if (pads.empty())
+      pads.assign(2 * spatial, 0);
+    if (pads.size() != 2 * spatial)
+      return n.error("expected " + Twine(2 * spatial) + " pads, got " +
+                     Twine(pads.size()));
+    return pads;
+  }
+  pads.assign(2 * spatial, 0);
+  if (autoPad == "VALID")
+    return pads;
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return n.error("unknown auto_pad '" + autoPad + "'");
+  for (size_t i = 0; i < spatial; ++i) {
+    if (ShapedType::isDynamic(in[i]))
+      return n.error("auto_pad " + autoPad + " needs static spatial dims");
+    int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    int64_t span = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + span - in[i]);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[spatial + i] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}

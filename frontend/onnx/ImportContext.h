@@ -1,0 +1,122 @@
+//===- ImportContext.h - State shared by the ONNX op importers --*- C++ -*-===//
+//
+// The importer walks the graph's nodes in order; each op handler (one file
+// per op family under ops/) reads its node through a NodeContext: inputs as
+// MLIR values, attributes with ONNX defaults, constant inputs, and errors
+// that name the file, node and op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H
+#define TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+
+namespace tessel::onnx_import {
+
+/// A value of the graph being built and the ONNX element type it came from
+/// (signless MLIR integers lose signedness; ops that care check this).
+struct GraphValue {
+  mlir::Value value;
+  int32_t onnxType = 0;
+};
+
+/// Whole-import state.
+struct ImportContext {
+  ImportContext(mlir::MLIRContext &context, std::string file, int64_t opset)
+      : builder(&context), file(std::move(file)), opset(opset) {}
+
+  mlir::OpBuilder builder;
+  std::string file;
+  int64_t opset;
+  llvm::StringMap<GraphValue> values;
+
+  /// The MLIR element type of an ONNX TensorProto.DataType, or null.
+  mlir::Type elementType(int32_t onnxType);
+
+  /// The value of an initializer or Constant (raw, typed or external data).
+  /// Errors are reported at `loc`.
+  mlir::FailureOr<mlir::DenseElementsAttr>
+  tensorAttr(const onnx::TensorProto &tensor, mlir::Location loc);
+
+  /// Reports "<what loc describes, else the file>: <message>".
+  mlir::LogicalResult fail(mlir::Location loc, const llvm::Twine &message);
+
+private:
+  mlir::LogicalResult loadExternalData(const onnx::TensorProto &tensor,
+                                       mlir::Location loc, std::string &bytes);
+};
+
+/// Reads a whole file; false when it cannot be read.
+bool readWholeFile(const std::string &path, std::string &out);
+
+/// One node being imported.
+class NodeContext {
+public:
+  NodeContext(ImportContext &ctx, const onnx::NodeProto &node);
+
+  ImportContext &ctx;
+  const onnx::NodeProto &node;
+  mlir::Location loc;
+  mlir::OpBuilder &b;
+
+  /// Number of inputs, counting empty (omitted) optional ones.
+  int numInputs() const { return node.input_size(); }
+  /// Whether input `i` is present (not omitted, not an empty name).
+  bool hasInput(int i) const;
+  /// Input `i`; an error was reported and null returned when it is missing.
+  mlir::Value input(int i);
+  /// Ranked tensor type of input `i` (input(i) must be valid).
+  mlir::RankedTensorType inputType(int i);
+  /// ONNX element type of input `i`.
+  int32_t inputOnnxType(int i);
+  /// The value of input `i` when it is a constant (initializer or Constant).
+  std::optional<mlir::DenseElementsAttr> constantInput(int i);
+  /// The integer values of constant input `i`, or an error.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(int i,
+                                                           llvm::StringRef what);
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t dflt) const;
+  float getFloat(llvm::StringRef name, float dflt) const;
+  std::string getString(llvm::StringRef name, llvm::StringRef dflt) const;
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const;
+
+  /// Binds output `i` to `value` (with the ONNX type of input 0 unless given).
+  void setOutput(int i, mlir::Value value, int32_t onnxType = -1);
+
+  /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure.
+  mlir::LogicalResult error(const llvm::Twine &message);
+};
+
+using OpHandler = mlir::LogicalResult (*)(NodeContext &);
+using OpTable = llvm::StringMap<OpHandler>;
+
+/// Each op family registers its handlers by ONNX op type.
+void registerElementwiseOps(OpTable &table);
+void registerContractionOps(OpTable &table);
+void registerPoolingOps(OpTable &table);
+void registerNormalizationOps(OpTable &table);
+void registerTensorOps(OpTable &table);
+
+/// numpy broadcast of two shapes (dynamic dims stay dynamic), or failure.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// Pads of a window op from `pads`/`auto_pad` (ONNX semantics), in ONNX
+/// order (begins then ends), for the given spatial input extents.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+windowPads(NodeContext &n, llvm::ArrayRef<int64_t> inSpatial,
+           llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
+           llvm::ArrayRef<int64_t> dilations);
+
+} // namespace tessel::onnx_import
+
+#endif // TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H

@@ -1,0 +1,28 @@
+//===- Importer.h - ONNX ModelProto -> Tessel graph dialect -----*- C++ -*-===//
+//
+// The frontend's public entry point: parse an .onnx file (with its external
+// data) and build a module holding one func.func in the graph dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_FRONTEND_ONNX_IMPORTER_H
+#define TESSEL_FRONTEND_ONNX_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace tessel {
+
+/// Imports the ONNX model at `path`. Errors are reported as MLIR diagnostics
+/// at a location naming the file and, where one is at fault, the ONNX node
+/// and op ("model.onnx: node 'conv1' (Conv): ..."); returns null then.
+/// The function is named `main`; its arguments are the graph inputs that
+/// are not initializers and carry `tessel.arg_symbols`.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
+                                                  const std::string &path);
+
+} // namespace tessel
+
+#endif // TESSEL_FRONTEND_ONNX_IMPORTER_H

@@ -1,0 +1,62 @@
+//===- Elementwise.cpp - Add, Sub, Mul, Div, Relu, Sigmoid, Tanh ----------===//
+//
+// Binary arithmetic with numpy broadcasting and the float activations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImportContext.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+namespace {
+
+bool isUnsigned(int32_t t) {
+  return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
+         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;
+}
+
+template <typename Op>
+LogicalResult importBinary(NodeContext &n) {
+  Value lhs = n.input(0), rhs = n.input(1);
+  if (!lhs || !rhs)
+    return failure();
+  RankedTensorType a = n.inputType(0), b = n.inputType(1);
+  if (a.getElementType() != b.getElementType())
+    return n.error("operands have different element types");
+  if (!a.getElementType().isIntOrFloat() || a.getElementType().isInteger(1))
+    return n.error("unsupported element type");
+  if (std::is_same_v<Op, DivOp> && isUnsigned(n.inputOnnxType(0)))
+    return n.error("Div on unsigned integers is not supported yet");
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(a.getShape(), b.getShape());
+  if (failed(shape))
+    return n.error("operand shapes do not broadcast");
+  auto type = RankedTensorType::get(*shape, a.getElementType());
+  n.setOutput(0, Op::create(n.b, n.loc, type, lhs, rhs));
+  return success();
+}
+
+template <typename Op>
+LogicalResult importUnary(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  if (!isa<FloatType>(n.inputType(0).getElementType()))
+    return n.error("expects a floating-point input");
+  n.setOutput(0, Op::create(n.b, n.loc, x));
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerElementwiseOps(OpTable &table) {
+  table["Add"] = importBinary<AddOp>;
+  table["Sub"] = importBinary<SubOp>;
+  table["Mul"] = importBinary<MulOp>;
+  table["Div"] = importBinary<DivOp>;
+  table["Relu"] = importUnary<ReluOp>;
+  table["Sigmoid"] = importUnary<SigmoidOp>;
+  table["Tanh"] = importUnary<TanhOp>;
+}

@@ -1,0 +1,83 @@
+//===- Normalization.cpp - BatchNormalization, Softmax ---------------------===//
+
+#include "frontend/onnx/ImportContext.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+namespace {
+
+LogicalResult importBatchNorm(NodeContext &n) {
+  if (n.getInt("training_mode", 0) != 0)
+    return n.error("training_mode=1 is not supported (inference only)");
+  for (int i = 1; i < n.node.output_size(); ++i)
+    if (!n.node.output(i).empty())
+      return n.error("running mean/var outputs are not supported (inference "
+                     "only)");
+  SmallVector<Value> in;
+  for (int i = 0; i < 5; ++i) {
+    in.push_back(n.input(i));
+    if (!in.back())
+      return failure();
+  }
+  RankedTensorType xt = n.inputType(0);
+  if (xt.getRank() < 2 || !isa<FloatType>(xt.getElementType()))
+    return n.error("expects a floating-point input of rank >= 2");
+  for (int i = 1; i < 5; ++i)
+    if (n.inputType(i).getRank() != 1 ||
+        n.inputType(i).getElementType() != xt.getElementType())
+      return n.error("scale, bias, mean and variance must be vectors of the "
+                     "input's element type");
+  n.setOutput(0, BatchNormOp::create(n.b, n.loc, xt, in[0], in[1], in[2],
+                                     in[3], in[4],
+                                     n.b.getF32FloatAttr(
+                                         n.getFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+LogicalResult importSoftmax(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  if (!isa<FloatType>(xt.getElementType()))
+    return n.error("expects a floating-point input");
+  int64_t rank = xt.getRank();
+  int64_t axis = n.getInt("axis", n.ctx.opset >= 13 ? -1 : 1);
+  if (axis < -rank || axis >= rank || rank == 0)
+    return n.error("axis " + Twine(axis) + " is out of range for rank " +
+                   Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  if (n.ctx.opset >= 13 || axis == rank - 1) {
+    n.setOutput(0, SoftmaxOp::create(n.b, n.loc, x, axis));
+    return success();
+  }
+  // Softmax-1/11: over the input coerced to 2-D at `axis`.
+  auto product = [&](ArrayRef<int64_t> dims) {
+    int64_t p = 1;
+    for (int64_t d : dims) {
+      if (ShapedType::isDynamic(d))
+        return ShapedType::kDynamic;
+      p *= d;
+    }
+    return p;
+  };
+  int64_t outer = product(xt.getShape().take_front(axis));
+  int64_t inner = product(xt.getShape().drop_front(axis));
+  if (ShapedType::isDynamic(inner))
+    return n.error("softmax over a dynamic dim is not supported");
+  auto flat = RankedTensorType::get({outer, inner}, xt.getElementType());
+  Value reshaped = ReshapeOp::create(n.b, n.loc, flat, x);
+  Value soft = SoftmaxOp::create(n.b, n.loc, reshaped, 1);
+  n.setOutput(0, ReshapeOp::create(n.b, n.loc, xt, soft));
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerNormalizationOps(OpTable &table) {
+  table["BatchNormalization"] = importBatchNorm;
+  table["Softmax"] = importSoftmax;
+}

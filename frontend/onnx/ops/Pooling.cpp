@@ -1,0 +1,111 @@
+//===- Pooling.cpp - MaxPool, AveragePool, GlobalAveragePool ---------------===//
+
+#include "frontend/onnx/ImportContext.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+namespace {
+
+/// The window attributes of a pooling node, normalized.
+struct PoolWindow {
+  SmallVector<int64_t> kernel, strides, pads, dilations, shape;
+  bool ceil = false;
+};
+
+FailureOr<PoolWindow> poolWindow(NodeContext &n) {
+  RankedTensorType xt = n.inputType(0);
+  if (xt.getRank() < 3)
+    return n.error("input must have rank >= 3");
+  if (!isa<FloatType>(xt.getElementType()))
+    return n.error("expects a floating-point input");
+  int64_t spatial = xt.getRank() - 2;
+  PoolWindow w;
+  w.kernel = n.getInts("kernel_shape");
+  if (static_cast<int64_t>(w.kernel.size()) != spatial)
+    return n.error("kernel_shape needs " + Twine(spatial) + " values");
+  w.strides = n.getInts("strides");
+  w.dilations = n.getInts("dilations");
+  if (w.strides.empty())
+    w.strides.assign(spatial, 1);
+  if (w.dilations.empty())
+    w.dilations.assign(spatial, 1);
+  if (static_cast<int64_t>(w.strides.size()) != spatial ||
+      static_cast<int64_t>(w.dilations.size()) != spatial)
+    return n.error("strides and dilations need " + Twine(spatial) + " values");
+  w.ceil = n.getInt("ceil_mode", 0) != 0;
+  SmallVector<int64_t> in(xt.getShape().drop_front(2));
+  FailureOr<SmallVector<int64_t>> pads =
+      windowPads(n, in, w.kernel, w.strides, w.dilations);
+  if (failed(pads))
+    return failure();
+  w.pads = *pads;
+  w.shape = {xt.getDimSize(0), xt.getDimSize(1)};
+  for (int64_t i = 0; i < spatial; ++i)
+    w.shape.push_back(windowOutputSize(in[i], w.kernel[i], w.strides[i],
+                                       w.pads[i], w.pads[spatial + i],
+                                       w.dilations[i], w.ceil));
+  return w;
+}
+
+LogicalResult importMaxPool(NodeContext &n) {
+  if (!n.input(0))
+    return failure();
+  if (n.node.output_size() > 1 && !n.node.output(1).empty())
+    return n.error("the Indices output is not supported yet");
+  if (n.getInt("storage_order", 0) != 0)
+    return n.error("storage_order=1 is not supported yet");
+  FailureOr<PoolWindow> w = poolWindow(n);
+  if (failed(w))
+    return failure();
+  auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
+  n.setOutput(0, MaxPoolOp::create(
+                     n.b, n.loc, type, n.input(0),
+                     n.b.getDenseI64ArrayAttr(w->kernel),
+                     n.b.getDenseI64ArrayAttr(w->strides),
+                     n.b.getDenseI64ArrayAttr(w->pads),
+                     n.b.getDenseI64ArrayAttr(w->dilations),
+                     n.b.getBoolAttr(w->ceil)));
+  return success();
+}
+
+LogicalResult importAveragePool(NodeContext &n) {
+  if (!n.input(0))
+    return failure();
+  FailureOr<PoolWindow> w = poolWindow(n);
+  if (failed(w))
+    return failure();
+  auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
+  n.setOutput(0, AveragePoolOp::create(
+                     n.b, n.loc, type, n.input(0),
+                     n.b.getDenseI64ArrayAttr(w->kernel),
+                     n.b.getDenseI64ArrayAttr(w->strides),
+                     n.b.getDenseI64ArrayAttr(w->pads),
+                     n.b.getDenseI64ArrayAttr(w->dilations),
+                     n.b.getBoolAttr(w->ceil),
+                     n.b.getBoolAttr(n.getInt("count_include_pad", 0) != 0)));
+  return success();
+}
+
+LogicalResult importGlobalAveragePool(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  if (xt.getRank() < 3 || !isa<FloatType>(xt.getElementType()))
+    return n.error("expects a floating-point input of rank >= 3");
+  SmallVector<int64_t> shape(xt.getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  auto type = RankedTensorType::get(shape, xt.getElementType());
+  n.setOutput(0, GlobalAveragePoolOp::create(n.b, n.loc, type, x));
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerPoolingOps(OpTable &table) {
+  table["MaxPool"] = importMaxPool;
+  table["AveragePool"] = importAveragePool;
+  table["GlobalAveragePool"] = importGlobalAveragePool;
+}
