@@ -1,0 +1,38 @@
+//===- GpuLowering.cpp - The shared GPU pipeline --------------------------===//
+//
+// Stages -> scf.parallel loop nests -> grid-stride gpu.func kernels -> the
+// vendor's LLVM dialect; then LLVM IR and the vendor's binary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/GpuTarget.h"
+#include "codegen/common/LlvmEmission.h"
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
+                                      const GpuTarget &target) {
+  pm.addPass(createMapStagesToGpuPass());
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  if (failed(parsePassPipeline(
+          "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
+          " convert-math-to-llvm, canonicalize, cse",
+          device)))
+    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
+  target.addToLlvmPasses(device);
+  if (failed(parsePassPipeline("reconcile-unrealized-casts", pm)))
+    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
+}
+
+bool tessel::emitGpuBinary(ModuleOp module, const GpuTarget &target,
+                           std::vector<uint8_t> &out, std::string &error) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateGpuModule(module, context, error);
+  return llvmModule && target.emitBinary(*llvmModule, out, error);
+}
+

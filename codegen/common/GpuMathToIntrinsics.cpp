@@ -1,0 +1,90 @@
+//===- GpuMathToIntrinsics.cpp - LLVM math -> vendor GPU intrinsics -------===//
+//
+// See Passes.td. The vendor tables are the only vendor-specific part; the
+// rewrite is shared.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+
+namespace tessel {
+#define GEN_PASS_DEF_GPUMATHTOINTRINSICSPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The vendor's f32 intrinsics.
+struct VendorMath {
+  const char *exp2, *sqrt, *floor;
+};
+constexpr VendorMath kNvidia = {"llvm.nvvm.ex2.approx.ftz.f",
+                                "llvm.nvvm.sqrt.rn.f", "llvm.nvvm.floor.f"};
+constexpr VendorMath kAmd = {"llvm.amdgcn.exp2", "llvm.amdgcn.sqrt",
+                             "llvm.floor"};
+
+Value callIntrinsic(PatternRewriter &rewriter, Location loc,
+                    const char *name, Value x) {
+  return LLVM::CallIntrinsicOp::create(rewriter, loc, x.getType(),
+                                       rewriter.getStringAttr(name),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
+/// Rewrites a unary f32 intrinsic `Op` with `fn`.
+template <typename Op>
+struct UnaryF32 : OpRewritePattern<Op> {
+  UnaryF32(MLIRContext *ctx, std::function<Value(PatternRewriter &, Location,
+                                                 Value)> fn)
+      : OpRewritePattern<Op>(ctx), fn(std::move(fn)) {}
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op->getOperand(0);
+    if (!x.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 has a vendor mapping");
+    rewriter.replaceOp(op, fn(rewriter, op.getLoc(), x));
+    return success();
+  }
+  std::function<Value(PatternRewriter &, Location, Value)> fn;
+};
+
+struct GpuMathToIntrinsicsPass
+    : tessel::impl::GpuMathToIntrinsicsPassBase<GpuMathToIntrinsicsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (vendor != "nvidia" && vendor != "amd") {
+      getOperation()->emitError("unknown GPU vendor '") << vendor << "'";
+      return signalPassFailure();
+    }
+    const VendorMath &v = vendor == "nvidia" ? kNvidia : kAmd;
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    auto direct = [](const char *name) {
+      return [name](PatternRewriter &r, Location l, Value x) {
+        return callIntrinsic(r, l, name, x);
+      };
+    };
+    patterns.add<UnaryF32<LLVM::Exp2Op>>(ctx, direct(v.exp2));
+    patterns.add<UnaryF32<LLVM::SqrtOp>>(ctx, direct(v.sqrt));
+    patterns.add<UnaryF32<LLVM::FFloorOp>>(ctx, direct(v.floor));
+    // exp(x) = exp2(x * log2(e))
+    patterns.add<UnaryF32<LLVM::ExpOp>>(
+        ctx, [exp2 = v.exp2](PatternRewriter &r, Location l, Value x) {
+          Value log2e = LLVM::ConstantOp::create(
+              r, l, x.getType(), r.getF32FloatAttr(1.4426950408889634f)); // log2(e)
+          return callIntrinsic(r, l, exp2,
+                               LLVM::FMulOp::create(r, l, x, log2e));
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,159 @@
+//===- GraphToLinalg.cpp - The graph-to-linalg pass and its builders ------===//
+//
+// Runs the per-family lowering patterns as a partial conversion: every op of
+// the graph dialect must lower, and one that cannot is reported at its
+// location, which names the ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/GraphToLinalg.h"
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_CONVERTGRAPHTOLINALGPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::lowering;
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                            ArrayRef<DimSource> sources) {
+  SmallVector<Value> dynamic;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dynamic.push_back(tensor::DimOp::create(b, loc, sources[i].value,
+                                              sources[i].dim));
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType(), dynamic);
+}
+
+Value lowering::emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
+                          Value like) {
+  SmallVector<DimSource> sources;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    sources.push_back({like, i});
+  return emptyTensor(b, loc, type, sources);
+}
+
+Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value lowering::fill(OpBuilder &b, Location loc, Value tensor, double value) {
+  Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
+  return linalg::FillOp::create(b, loc, scalar(b, loc, element, value), tensor)
+      .getResult(0);
+}
+
+SmallVector<utils::IteratorType> lowering::iterators(int64_t parallel,
+                                                     int64_t reduction) {
+  SmallVector<utils::IteratorType> its(parallel, utils::IteratorType::parallel);
+  its.append(reduction, utils::IteratorType::reduction);
+  return its;
+}
+
+void lowering::yield(OpBuilder &b, Location loc, Value value) {
+  linalg::YieldOp::create(b, loc, value);
+}
+
+Value lowering::generic(
+    OpBuilder &b, Location loc, ValueRange inputs, Value init,
+    ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  auto op = linalg::GenericOp::create(b, loc, init.getType(), inputs, init,
+                                      maps, iters, body);
+  return op.getResult(0);
+}
+
+AffineMap lowering::broadcastMap(MLIRContext *ctx, int64_t resultRank,
+                                 RankedTensorType operand,
+                                 RankedTensorType result) {
+  SmallVector<AffineExpr> exprs;
+  int64_t offset = resultRank - operand.getRank();
+  for (int64_t i = 0; i < operand.getRank(); ++i) {
+    int64_t d = operand.getDimSize(i), r = result.getDimSize(i + offset);
+    if (d == 1 && r != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultRank, 0, exprs, ctx);
+}
+
+SmallVector<DimSource> lowering::broadcastSources(ValueRange operands,
+                                                  RankedTensorType result) {
+  int64_t rank = result.getRank();
+  SmallVector<DimSource> sources(rank, DimSource{Value(), 0});
+  for (int64_t i = 0; i < rank; ++i) {
+    for (Value v : operands) {
+      auto t = cast<RankedTensorType>(v.getType());
+      int64_t j = i - (rank - t.getRank());
+      if (j >= 0 && t.isDynamicDim(j)) {
+        sources[i] = {v, j};
+        break;
+      }
+    }
+  }
+  return sources;
+}
+
+Value lowering::padSpatial(OpBuilder &b, Location loc, Value input,
+                           ArrayRef<int64_t> pads, Value value) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank(), spatial = pads.size() / 2;
+  SmallVector<int64_t> low(rank, 0), high(rank, 0), shape(type.getShape());
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t d = rank - spatial + i;
+    low[d] = pads[i];
+    high[d] = pads[spatial + i];
+    if (!type.isDynamicDim(d))
+      shape[d] += low[d] + high[d];
+  }
+  auto padded = RankedTensorType::get(shape, type.getElementType());
+  return tensor::PadOp::create(b, loc, padded, input,
+                               getAsIndexOpFoldResult(b.getContext(), low),
+                               getAsIndexOpFoldResult(b.getContext(), high),
+                               value);
+}
+
+void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwiseToLinalgPatterns(patterns);
+  populateContractionToLinalgPatterns(patterns);
+  populatePoolingToLinalgPatterns(patterns);
+  populateDataMovementToLinalgPatterns(patterns);
+}
+
+namespace {
+struct ConvertGraphToLinalgPass
+    : tessel::impl::ConvertGraphToLinalgPassBase<ConvertGraphToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<TesselDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect,
+                           affine::AffineDialect, func::FuncDialect,
+                           bufferization::BufferizationDialect>();
+    RewritePatternSet patterns(ctx);
+    populateGraphToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,229 @@
+//===- LowerElementwise.cpp - Elementwise graph ops to linalg -------------===//
+//
+// Binary arithmetic with numpy broadcasting, the activations, inference
+// batch normalization and softmax, each as linalg.generic ops whose bodies
+// hold the scalar arith/math computation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/GraphToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::lowering;
+
+namespace {
+
+/// The scalar computation of a binary op on `lhs` and `rhs`.
+template <typename Op>
+Value binaryScalar(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
+template <> Value binaryScalar<AddOp>(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isa<FloatType>(l.getType()))
+    return arith::AddFOp::create(b, loc, l, r);
+  return arith::AddIOp::create(b, loc, l, r);
+}
+template <> Value binaryScalar<SubOp>(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isa<FloatType>(l.getType()))
+    return arith::SubFOp::create(b, loc, l, r);
+  return arith::SubIOp::create(b, loc, l, r);
+}
+template <> Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isa<FloatType>(l.getType()))
+    return arith::MulFOp::create(b, loc, l, r);
+  return arith::MulIOp::create(b, loc, l, r);
+}
+template <> Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isa<FloatType>(l.getType()))
+    return arith::DivFOp::create(b, loc, l, r);
+  // Signless integers are signed here; the importer rejects unsigned Div.
+  return arith::DivSIOp::create(b, loc, l, r);
+}
+
+template <typename Op>
+struct LowerBinary : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    MLIRContext *ctx = op.getContext();
+    SmallVector<Value> operands = {op.getLhs(), op.getRhs()};
+    Value init = emptyTensor(rewriter, loc, type,
+                             broadcastSources(operands, type));
+    SmallVector<AffineMap> maps;
+    for (Value v : operands)
+      maps.push_back(broadcastMap(ctx, type.getRank(),
+                                  cast<RankedTensorType>(v.getType()), type));
+    maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
+    Value result = generic(
+        rewriter, loc, operands, init, maps, iterators(type.getRank()),
+        [](OpBuilder &b, Location l, ValueRange args) {
+          yield(b, l,
+                                  binaryScalar<Op>(b, l, args[0], args[1]));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Applies `fn` elementwise to the single operand of `op`.
+LogicalResult lowerUnary(Operation *op, PatternRewriter &rewriter,
+                         function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Value init = emptyLike(rewriter, loc, type, input);
+  auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
+  Value result = generic(rewriter, loc, input, init, {id, id},
+                         iterators(type.getRank()),
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           yield(b, l, fn(b, l, args[0]));
+                         });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+struct LowerRelu : OpRewritePattern<ReluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReluOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
+      return arith::MaximumFOp::create(b, l, x, scalar(b, l, x.getType(), 0));
+    });
+  }
+};
+
+struct LowerSigmoid : OpRewritePattern<SigmoidOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SigmoidOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
+      Value one = scalar(b, l, x.getType(), 1);
+      Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+      return arith::DivFOp::create(b, l, one,
+                                   arith::AddFOp::create(b, l, one, e));
+    });
+  }
+};
+
+struct LowerTanh : OpRewritePattern<TanhOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TanhOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
+      return math::TanhOp::create(b, l, x);
+    });
+  }
+};
+
+/// y = (x - mean) * scale / sqrt(variance + epsilon) + bias, per channel.
+struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = op.getContext();
+    Value init = emptyLike(rewriter, loc, type, op.getInput());
+    auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    double eps = op.getEpsilon().convertToDouble();
+    Value result = generic(
+        rewriter, loc,
+        {op.getInput(), op.getScale(), op.getBias(), op.getMean(),
+         op.getVariance()},
+        init, {id, channel, channel, channel, channel, id}, iterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value denom = math::SqrtOp::create(
+              b, l,
+              arith::AddFOp::create(b, l, a[4], scalar(b, l, a[4].getType(), eps)));
+          Value centered = arith::SubFOp::create(b, l, a[0], a[3]);
+          Value scaled = arith::DivFOp::create(
+              b, l, arith::MulFOp::create(b, l, centered, a[1]), denom);
+          yield(b, l,
+                                  arith::AddFOp::create(b, l, scaled, a[2]));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// softmax(x) = exp(x - max) / sum(exp(x - max)) along `axis`, as three
+/// generics: a max reduction, exp with a sum reduction, and the division.
+struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    MLIRContext *ctx = op.getContext();
+    Type element = type.getElementType();
+    Value input = op.getInput();
+
+    // Loops: every dim but `axis` in order (parallel), then `axis`.
+    SmallVector<AffineExpr> full, reduced;
+    for (int64_t i = 0, p = 0; i < rank; ++i) {
+      if (i == axis) {
+        full.push_back(getAffineDimExpr(rank - 1, ctx));
+        continue;
+      }
+      full.push_back(getAffineDimExpr(p, ctx));
+      reduced.push_back(getAffineDimExpr(p++, ctx));
+    }
+    auto fullMap = AffineMap::get(rank, 0, full, ctx);
+    auto reducedMap = AffineMap::get(rank, 0, reduced, ctx);
+    SmallVector<int64_t> reducedShape;
+    SmallVector<DimSource> reducedSources;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis) {
+        reducedShape.push_back(type.getDimSize(i));
+        reducedSources.push_back({input, i});
+      }
+    auto reducedType = RankedTensorType::get(reducedShape, element);
+    Value reducedInit = emptyTensor(rewriter, loc, reducedType, reducedSources);
+
+    Value maxInit = fill(rewriter, loc, reducedInit,
+                         -std::numeric_limits<double>::infinity());
+    Value max = generic(rewriter, loc, input, maxInit, {fullMap, reducedMap},
+                        iterators(rank - 1, 1),
+                        [](OpBuilder &b, Location l, ValueRange a) {
+                          yield(b, l, arith::MaximumFOp::create(b, l, a[0], a[1]));
+                        });
+    Value expInit = emptyLike(rewriter, loc, type, input);
+    Value exps = generic(rewriter, loc, {input, max}, expInit,
+                         {fullMap, reducedMap, fullMap}, iterators(rank),
+                         [](OpBuilder &b, Location l, ValueRange a) {
+                           Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+                           yield(b, l,
+                                                   math::ExpOp::create(b, l, d));
+                         });
+    Value sumInit = fill(rewriter, loc, reducedInit, 0.0);
+    Value sum = generic(rewriter, loc, exps, sumInit, {fullMap, reducedMap},
+                        iterators(rank - 1, 1),
+                        [](OpBuilder &b, Location l, ValueRange a) {
+                          yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
+                        });
+    Value outInit = emptyLike(rewriter, loc, type, input);
+    Value result = generic(rewriter, loc, {exps, sum}, outInit,
+                           {fullMap, reducedMap, fullMap}, iterators(rank),
+                           [](OpBuilder &b, Location l, ValueRange a) {
+                             yield(b, l, arith::DivFOp::create(b, l, a[0], a[1]));
+                           });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void tessel::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerBinary<AddOp>, LowerBinary<SubOp>, LowerBinary<MulOp>,
+               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh,
+               LowerBatchNorm, LowerSoftmax>(patterns.getContext());
+}

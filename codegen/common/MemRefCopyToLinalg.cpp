@@ -1,0 +1,45 @@
+//===- MemRefCopyToLinalg.cpp - memref.copy -> linalg.generic --------------===//
+//
+// Rewrites each memref.copy into a linalg.generic copy so that copies lower
+// like any other loop nest on every target (no runtime-library call on the
+// CPU, and valid inside GPU kernels).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_MEMREFCOPYTOLINALGPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+struct CopyToGeneric : OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(memref::CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    linalg::makeMemRefCopyOp(rewriter, op.getLoc(), op.getSource(),
+                             op.getTarget());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MemRefCopyToLinalgPass
+    : tessel::impl::MemRefCopyToLinalgPassBase<MemRefCopyToLinalgPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<CopyToGeneric>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

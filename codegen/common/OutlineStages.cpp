@@ -1,0 +1,190 @@
+//===- OutlineStages.cpp - Kernels -> stages with workspace arguments -----===//
+//
+// See Passes.td. After this pass every function of the module is one stage:
+// a single loop nest (or copy) over memref arguments, with no allocation,
+// which every target can map directly (a CPU call, one GPU launch).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_OUTLINESTAGESPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+/// Replaces each top-level alloc of `func` by a new trailing argument and
+/// records, per dynamic dim, the (argument, dim) it equals.
+LogicalResult hoistAllocations(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  SmallVector<memref::AllocOp> allocs;
+  WalkResult nested = func.walk([&](memref::AllocOp alloc) {
+    if (alloc->getBlock() != &entry)
+      return WalkResult::interrupt();
+    allocs.push_back(alloc);
+    return WalkResult::advance();
+  });
+  if (nested.wasInterrupted())
+    return func.emitError("an allocation inside a loop cannot become a "
+                          "workspace");
+  Builder b(func.getContext());
+  SmallVector<Attribute> workspaces;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    SmallVector<Attribute> dims;
+    unsigned dynamicIndex = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        dims.push_back(b.getDenseI64ArrayAttr({-1, -1}));
+        continue;
+      }
+      Value size = alloc.getDynamicSizes()[dynamicIndex++];
+      auto dim = size.getDefiningOp<memref::DimOp>();
+      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+      auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
+      if (!index || !arg || arg.getOwner() != &entry)
+        return alloc.emitError("workspace dim ")
+               << d << " is not a dim of a kernel argument";
+      dims.push_back(b.getDenseI64ArrayAttr(
+          {static_cast<int64_t>(arg.getArgNumber()), *index}));
+    }
+    workspaces.push_back(b.getArrayAttr(dims));
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    if (failed(func.insertArgument(func.getNumArguments(), plain, {},
+                                   alloc.getLoc())))
+      return failure();
+    Value arg = entry.getArguments().back();
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.replaceAllUsesWith(arg);
+    alloc.erase();
+  }
+  func->setAttr("tessel.workspace_dims", b.getArrayAttr(workspaces));
+  return success();
+}
+
+/// Whether `op` is a stage of its own: it (or its body) touches memory.
+bool isStage(Operation &op) {
+  if (op.hasTrait<OpTrait::IsTerminator>())
+    return false;
+  return !isMemoryEffectFree(&op) || op.getNumRegions() > 0;
+}
+
+/// Splits `func` into one function per stage op.
+LogicalResult splitStages(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  SmallVector<Operation *> stages;
+  for (Operation &op : entry)
+    if (isStage(op))
+      stages.push_back(&op);
+  OpBuilder b(func);
+  b.setInsertionPointAfter(func);
+  for (auto [n, stage] : llvm::enumerate(stages)) {
+    auto outlined = func::FuncOp::create(
+        b, func.getLoc(), (func.getSymName() + "_s" + Twine(n)).str(),
+        func.getFunctionType());
+    outlined->setAttr("tessel.kernel_of",
+                      b.getStringAttr(func.getSymName()));
+    outlined->setAttr("tessel.workspace_dims",
+                      func->getAttr("tessel.workspace_dims"));
+    Block *body = outlined.addEntryBlock();
+    IRMapping map;
+    for (auto [from, to] :
+         llvm::zip(entry.getArguments(), body->getArguments()))
+      map.map(from, to);
+    // The pure top-level ops the stage uses, in their original order.
+    llvm::SetVector<Operation *> needed;
+    SmallVector<Value> worklist;
+    stage->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        worklist.push_back(v);
+    });
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &entry || needed.contains(def))
+        continue;
+      if (isStage(*def))
+        return stage->emitError("a stage uses a value another stage defines");
+      needed.insert(def);
+      llvm::append_range(worklist, def->getOperands());
+    }
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    for (Operation &op : entry)
+      if (needed.contains(&op))
+        inner.clone(op, map);
+    inner.clone(*stage, map);
+    func::ReturnOp::create(inner, func.getLoc());
+    b.setInsertionPointAfter(outlined);
+  }
+  func.erase();
+  return success();
+}
+
+/// The extent of one parallel dim as (argument, dim) or (-1, constant).
+FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
+                                                Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb), s = getConstantIntValue(step);
+  if (!l || !s || *l != 0 || *s != 1)
+    return failure();
+  if (std::optional<int64_t> c = getConstantIntValue(ub))
+    return std::pair<int64_t, int64_t>{-1, *c};
+  auto dim = ub.getDefiningOp<memref::DimOp>();
+  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
+  if (!index || !arg)
+    return failure();
+  return std::pair<int64_t, int64_t>{arg.getArgNumber(), *index};
+}
+
+/// Records on each stage `tessel.work_dims`: the extents of its top-level
+/// parallel loop, whose product is the number of independent work items.
+LogicalResult recordWork(func::FuncOp stage) {
+  Builder b(stage.getContext());
+  SmallVector<Attribute> dims;
+  auto loops = stage.getBody().front().getOps<scf::ParallelOp>();
+  if (!loops.empty()) {
+    scf::ParallelOp loop = *loops.begin();
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep())) {
+      FailureOr<std::pair<int64_t, int64_t>> e = extentOf(lb, ub, step);
+      if (failed(e))
+        return loop.emitError("a parallel loop extent is not a constant or an "
+                              "argument dim");
+      dims.push_back(b.getDenseI64ArrayAttr({e->first, e->second}));
+    }
+  }
+  stage->setAttr("tessel.work_dims", b.getArrayAttr(dims));
+  return success();
+}
+
+struct OutlineStagesPass
+    : tessel::impl::OutlineStagesPassBase<OutlineStagesPass> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> kernels(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp func : kernels) {
+      if (func.isDeclaration() || func->hasAttr("tessel.kernel_of"))
+        continue;
+      if (failed(hoistAllocations(func)) || failed(splitStages(func)))
+        return signalPassFailure();
+    }
+    for (func::FuncOp stage : getOperation().getOps<func::FuncOp>())
+      if (failed(recordWork(stage)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

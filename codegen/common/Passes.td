@@ -1,0 +1,93 @@
+//===- Passes.td - Target-independent codegen passes ----*- tablegen -*-===//
+//
+// The shared lowering every target runs: graph -> linalg on tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_CODEGEN_COMMON_PASSES
+#define TESSEL_CODEGEN_COMMON_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToLinalgPass : Pass<"tessel-convert-graph-to-linalg"> {
+  let summary = "Lower Tessel graph ops to linalg, tensor, arith and math";
+  let description = [{
+    Each graph op becomes linalg ops on tensors (mostly linalg.generic with
+    the indexing maps of the ONNX operator: numpy broadcasting, strided and
+    dilated windows, grouped convolution). Dynamic result dims are computed
+    from the operands with tensor.dim. Fails, with an error at the op's
+    location (its ONNX node), on an op it cannot lower.
+  }];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::affine::AffineDialect"
+  ];
+}
+
+def MemRefCopyToLinalgPass : Pass<"tessel-memref-copy-to-linalg"> {
+  let summary = "Rewrite memref.copy into linalg.generic copies";
+  let description = [{
+    Bufferization copies between buffers with memref.copy, which the LLVM
+    lowering turns into a call to a runtime library for strided views and
+    which cannot run inside a GPU kernel. As linalg copies they lower like
+    every other loop nest, on every target.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
+  let summary = "Split bufferized kernels into stages with runtime-owned workspaces";
+  let description = [{
+    After bufferization a kernel is a sequence of loop nests (a softmax is a
+    max, an exp-sum and a division) that may pass temporaries between them.
+    This pass makes both explicit for the runtime:
+      * every top-level memref.alloc becomes a trailing "workspace" argument
+        (the runtime allocates it; its dynamic dims must be dims of the
+        kernel's arguments, recorded in `tessel.workspace_dims`);
+      * every top-level op that writes memory becomes its own function
+        `<kernel>_s<N>` (`tessel.kernel_of` names the kernel), with the pure
+        ops it needs (constants, dims) cloned in.
+    A stage is the unit a GPU launches as one kernel: consecutive stages
+    need a grid-wide barrier, which a separate launch provides. Each stage
+    also gets `tessel.work_dims`, the extents of its top-level parallel loop
+    (constants or argument dims), from which the plan sizes the launch.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
+def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Turn each stage into a grid-stride GPU kernel";
+  let description = [{
+    Runs on stages (see tessel-outline-stages) whose loops are scf.parallel
+    nests with sequential scf.for reductions inside. Each stage function
+    becomes a `gpu.func` kernel of the same name and signature in one
+    `gpu.module`: its top-level scf.parallel becomes one work item per
+    thread of a 1-D grid of 256-thread blocks (thread id = blockIdx.x * 256
+    + threadIdx.x, delinearized into the loop's indices, guarded by
+    id < the loop's trip count), so the runtime launches
+    ceil(work / 256) blocks. A stage without parallel loops runs on the
+    first thread. tanh is expanded into exp.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def GpuMathToIntrinsicsPass : Pass<"tessel-gpu-math-to-intrinsics"> {
+  let summary = "Map LLVM math intrinsics to the GPU vendor's own";
+  let description = [{
+    The upstream GPU conversions turn exp, sqrt, floor, ... into calls to a
+    vendor device library (libdevice, ocml), which Tessel does not link.
+    This pass maps the f32 LLVM intrinsics to the vendor's instructions
+    instead: exp via exp2 (ex2.approx / v_exp_f32), sqrt (sqrt.rn /
+    v_sqrt_f32) and floor. Run it after convert-math-to-llvm, before
+    convert-gpu-to-nvvm / convert-gpu-to-rocdl.
+  }];
+  let options = [
+    Option<"vendor", "vendor", "std::string", "\"nvidia\"",
+           "nvidia or amd">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TESSEL_CODEGEN_COMMON_PASSES

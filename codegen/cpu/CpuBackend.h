@@ -1,0 +1,52 @@
+//===- CpuBackend.h - x86-64 code for the CPU driver ------------*- C++ -*-===//
+//
+// The last mile for the CPU: bufferized linalg -> loops -> LLVM dialect ->
+// LLVM IR with packed entry points -> x86-64 object -> shared object.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_CODEGEN_CPU_CPUBACKEND_H
+#define TESSEL_CODEGEN_CPU_CPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace tessel {
+
+/// Bufferized linalg on memrefs -> LLVM dialect.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
+
+/// Registers `tessel-cpu-lowering` (the pipeline above).
+void registerCpuPipelines();
+
+/// Adds `void <name>_packed(void **params)` for each kernel `name`: it loads
+/// each parameter from `params[i]` and calls the kernel (docs/design.md,
+/// "Kernel ABI").
+void addPackedWrappers(llvm::Module &module,
+                       llvm::ArrayRef<std::string> kernels);
+
+/// Options of the CPU code generator.
+struct CpuCodegenOptions {
+  std::string cpu = "x86-64-v2"; ///< -mcpu; "native" for the host
+  unsigned optLevel = 2;
+};
+
+/// Translates an LLVM-dialect module of kernels into an x86-64 ELF shared
+/// object exporting `<kernel>_packed`. Returns false with `error` set on
+/// failure (a missing linker, an LLVM error).
+bool emitCpuSharedObject(mlir::ModuleOp module,
+                         llvm::ArrayRef<std::string> kernels,
+                         const CpuCodegenOptions &options,
+                         std::vector<uint8_t> &out, std::string &error);
+
+} // namespace tessel
+
+#endif // TESSEL_CODEGEN_CPU_CPUBACKEND_H
