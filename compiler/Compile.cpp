@@ -1,0 +1,130 @@
+//===- Compile.cpp - ONNX model -> .tsl artifact ---------------------------===//
+//
+// The pipeline assembly: import, graph clean-up, partition into the plan
+// and kernel functions, the shared lowering, then each target's last mile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compile.h"
+
+#include "codegen/common/Passes.h"
+#include "codegen/cpu/CpuBackend.h"
+#include "compiler/Partition.h"
+#include "compiler/Registration.h"
+#include "compiler/Targets.h"
+#include "frontend/onnx/Importer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <filesystem>
+#include <mutex>
+
+using namespace mlir;
+
+/// Prints `module` into `options.emitted` when `stage` is the one asked for.
+static bool emitted(tessel::CompileOptions &options, StringRef stage, ModuleOp module) {
+  if (options.emit != stage)
+    return false;
+  llvm::raw_string_ostream os(options.emitted);
+  // Graph stages show their locations: the ONNX node names.
+  OpPrintingFlags flags;
+  if (stage.starts_with("graph"))
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  module.print(os, flags);
+  return true;
+}
+
+const std::vector<std::string> &tessel::emitStages() {
+  static const std::vector<std::string> stages = {"graph", "graph-opt",
+                                                  "kernels", "linalg", "llvm"};
+  return stages;
+}
+
+LogicalResult tessel::compileOnnxModel(MLIRContext &context,
+                                       const std::string &modelPath,
+                                       CompileOptions &options,
+                                       format::Artifact &artifact) {
+  // The pipelines are spelled as text, which needs the passes registered.
+  static std::once_flag registered;
+  std::call_once(registered, registerAllPasses);
+  Location fileLoc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  for (const std::string &target : options.targets) {
+    const auto &known = knownTargets();
+    if (std::find(known.begin(), known.end(), target) == known.end())
+      return emitError(fileLoc) << "unknown target '" << target << "'";
+  }
+
+  OwningOpRef<ModuleOp> module = importOnnxModel(context, modelPath);
+  if (!module)
+    return failure();
+  if (emitted(options, "graph", *module))
+    return success();
+
+  // Graph passes: folding (Identity, reshape chains, constants) and CSE.
+  PassManager graphPasses(&context);
+  graphPasses.addPass(createCanonicalizerPass());
+  graphPasses.addPass(createCSEPass());
+  if (failed(graphPasses.run(*module)))
+    return failure();
+  if (emitted(options, "graph-opt", *module))
+    return success();
+
+  auto graph = module->lookupSymbol<func::FuncOp>("main");
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(fileLoc);
+  artifact.producer = "tessel-compile 0.1";
+  artifact.modelName = std::filesystem::path(modelPath).stem().string();
+  if (failed(partitionGraph(graph, *kernels, artifact)))
+    return failure();
+  if (emitted(options, "kernels", *kernels))
+    return success();
+
+  PassManager shared(&context);
+  buildSharedLoweringPipeline(shared);
+  if (failed(shared.run(*kernels)))
+    return failure();
+  if (failed(expandStages(*kernels, artifact)))
+    return failure();
+  if (emitted(options, "linalg", *kernels))
+    return success();
+  std::vector<std::string> symbols;
+  for (const format::Kernel &k : artifact.kernels)
+    symbols.push_back(k.symbol);
+
+  // Each target lowers its own copy of the stages.
+  for (const std::string &target : options.targets) {
+    OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*kernels)->clone());
+    format::TargetBinary binary;
+    binary.target = target;
+    std::string error;
+    PassManager pm(&context);
+    std::unique_ptr<GpuTarget> gpu = createGpuTarget(target);
+    if (gpu)
+      buildGpuLoweringPipeline(pm, *gpu);
+    else
+      buildCpuLoweringPipeline(pm);
+    if (failed(pm.run(*copy)))
+      return failure();
+    if (emitted(options, "llvm", *copy))
+      return success();
+    bool ok;
+    if (gpu) {
+      binary.format = target.rfind("cuda:", 0) == 0
+                          ? format::TargetBinary::Format::Ptx
+                          : format::TargetBinary::Format::Hsaco;
+      ok = emitGpuBinary(*copy, *gpu, binary.bytes, error);
+    } else {
+      binary.format = format::TargetBinary::Format::ElfSharedObject;
+      CpuCodegenOptions cpuOptions;
+      cpuOptions.cpu = options.cpu;
+      ok = emitCpuSharedObject(*copy, symbols, cpuOptions, binary.bytes, error);
+    }
+    if (!ok)
+      return emitError(fileLoc)
+             << "code generation for " << target << " failed: " << error;
+    artifact.binaries.push_back(std::move(binary));
+  }
+  return success();
+}

@@ -1,0 +1,46 @@
+//===- Compile.h - The compile API: ONNX model -> .tsl artifact -*- C++ -*-===//
+//
+// What tessel-compile does, as a library call for tools, tests and
+// embedders: import, graph passes, partition, codegen per target, artifact.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_COMPILE_H
+#define TESSEL_COMPILER_COMPILE_H
+
+#include "runtime/format/Artifact.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct CompileOptions {
+  /// Targets to generate code for: "cpu" (default), "cuda:sm_80",
+  /// "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942".
+  std::vector<std::string> targets = {"cpu"};
+  /// -mcpu for the CPU target ("native" for the host).
+  std::string cpu = "x86-64-v2";
+  /// Stop after a stage and print its IR into `emitted` instead of building
+  /// an artifact: "graph" (imported), "graph-opt" (after graph passes),
+  /// "kernels" (partitioned), "linalg" (after the shared lowering), "llvm"
+  /// (CPU LLVM dialect). Empty: build the artifact.
+  std::string emit;
+  std::string emitted;
+};
+
+/// The stages CompileOptions::emit accepts.
+const std::vector<std::string> &emitStages();
+
+/// Compiles the ONNX model at `modelPath` into `artifact`. Errors are MLIR
+/// diagnostics (naming the file, node and op where one is at fault).
+mlir::LogicalResult compileOnnxModel(mlir::MLIRContext &context,
+                                     const std::string &modelPath,
+                                     CompileOptions &options,
+                                     format::Artifact &artifact);
+
+} // namespace tessel
+
+#endif // TESSEL_COMPILER_COMPILE_H

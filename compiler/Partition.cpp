@@ -1,0 +1,315 @@
+//===- Partition.cpp - Graph -> execution plan + kernel functions ----------===//
+//
+// Walks the graph function in order:
+//   * arguments become Input buffers, constants Weight buffers (their bytes
+//     appended, 64-byte aligned, to the weights section);
+//   * a Reshape becomes a view: its result shares its operand's buffer;
+//   * every other op becomes a kernel function and a launch writing a new
+//     Transient buffer; returned buffers become Output buffers (a returned
+//     input, weight or already-returned value gets a copy kernel).
+// Every dynamic dim is named by a model symbol, traced back to an argument
+// through tessel::dynamicDimSource.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Partition.h"
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace tessel;
+using format::Buffer;
+using format::Dim;
+using format::Shape;
+
+namespace {
+
+class Partitioner {
+public:
+  Partitioner(func::FuncOp graph, ModuleOp kernels, format::Artifact &a)
+      : graph(graph), kernels(kernels), artifact(a),
+        builder(graph.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  /// The value's buffer and the shape it is viewed with.
+  struct View {
+    uint32_t buffer;
+    Shape shape;
+  };
+
+  FailureOr<Shape> shapeOf(Operation *op, RankedTensorType type);
+  uint32_t addBuffer(Buffer::Kind kind, RankedTensorType type, Shape shape);
+  LogicalResult addWeight(ConstantOp op);
+  LogicalResult addKernel(Operation *op);
+  LogicalResult addCopy(Value value, uint32_t &buffer);
+
+  func::FuncOp graph;
+  ModuleOp kernels;
+  format::Artifact &artifact;
+  OpBuilder builder;
+  DenseMap<Value, View> views;
+};
+
+} // namespace
+
+static FailureOr<format::DType> dtypeOf(Type t) {
+  if (t.isF32()) return format::DType::F32;
+  if (t.isF64()) return format::DType::F64;
+  if (t.isF16()) return format::DType::F16;
+  if (t.isBF16()) return format::DType::BF16;
+  if (t.isInteger(1)) return format::DType::Bool;
+  if (t.isInteger(8)) return format::DType::I8;
+  if (t.isInteger(16)) return format::DType::I16;
+  if (t.isInteger(32)) return format::DType::I32;
+  if (t.isInteger(64)) return format::DType::I64;
+  return failure();
+}
+
+FailureOr<Shape> Partitioner::shapeOf(Operation *op, RankedTensorType type) {
+  Shape shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      shape.push_back(Dim{type.getDimSize(d), ""});
+      continue;
+    }
+    auto source = dynamicDimSource(op, d);
+    if (!source)
+      return op->emitError() << describeLoc(op->getLoc()) << ": result dim "
+                             << d << " is dynamic and cannot be expressed "
+                             << "by a model symbol";
+    View &operand = views[op->getOperand(source->first)];
+    shape.push_back(operand.shape[source->second]);
+  }
+  return shape;
+}
+
+uint32_t Partitioner::addBuffer(Buffer::Kind kind, RankedTensorType type,
+                                Shape shape) {
+  Buffer b;
+  b.kind = kind;
+  b.dtype = *dtypeOf(type.getElementType());
+  b.shape = std::move(shape);
+  artifact.buffers.push_back(std::move(b));
+  return artifact.buffers.size() - 1;
+}
+
+LogicalResult Partitioner::addWeight(ConstantOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense || failed(dtypeOf(type.getElementType())))
+    return op.emitError() << describeLoc(op.getLoc())
+                          << ": unsupported constant";
+  std::vector<uint8_t> &w = artifact.weights;
+  w.resize((w.size() + format::kWeightAlignment - 1) /
+           format::kWeightAlignment * format::kWeightAlignment);
+  uint64_t offset = w.size();
+  int64_t count = type.getNumElements();
+  if (type.getElementType().isInteger(1)) {
+    for (bool v : dense.getValues<bool>())
+      w.push_back(v ? 1 : 0);
+  } else {
+    unsigned bytes = type.getElementTypeBitWidth() / 8;
+    ArrayRef<char> raw = dense.getRawData();
+    w.resize(offset + count * bytes);
+    if (dense.isSplat())
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(&w[offset + i * bytes], raw.data(), bytes);
+    else
+      std::memcpy(&w[offset], raw.data(), count * bytes);
+  }
+  Shape shape;
+  for (int64_t d : type.getShape())
+    shape.push_back(Dim{d, ""});
+  uint32_t id = addBuffer(Buffer::Kind::Weight, type, shape);
+  artifact.buffers[id].weightOffset = offset;
+  artifact.buffers[id].weightSize = w.size() - offset;
+  views[op.getResult()] = View{id, shape};
+  return success();
+}
+
+static MemRefType memrefOf(Type tensorType) {
+  auto t = cast<RankedTensorType>(tensorType);
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+LogicalResult Partitioner::addKernel(Operation *op) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (failed(dtypeOf(resultType.getElementType())))
+    return op->emitError() << describeLoc(op->getLoc())
+                           << ": unsupported element type";
+  FailureOr<Shape> shape = shapeOf(op, resultType);
+  if (failed(shape))
+    return failure();
+  uint32_t out = addBuffer(Buffer::Kind::Transient, resultType, *shape);
+
+  // The kernel function: inputs, then the output, as memrefs.
+  uint32_t index = artifact.kernels.size();
+  std::string node, opType;
+  onnxNodeOf(op->getLoc(), node, opType);
+  std::string symbol = "tessel_k" + std::to_string(index);
+  SmallVector<Type> argTypes;
+  for (Value v : op->getOperands())
+    argTypes.push_back(memrefOf(v.getType()));
+  argTypes.push_back(memrefOf(resultType));
+  builder.setInsertionPointToEnd(kernels.getBody());
+  auto func = func::FuncOp::create(builder, op->getLoc(), symbol,
+                                   builder.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    map.map(v, bufferization::ToTensorOp::create(
+                   builder, op->getLoc(), v.getType(), body->getArgument(i),
+                   /*restrict=*/true)
+                   .getResult());
+  Operation *clone = builder.clone(*op, map);
+  auto store = bufferization::MaterializeInDestinationOp::create(
+      builder, op->getLoc(), TypeRange{}, clone->getResult(0),
+      body->getArguments().back());
+  store.setRestrict(true);
+  store.setWritable(true);
+  func::ReturnOp::create(builder, op->getLoc());
+
+  format::Launch launch;
+  launch.kernel = index;
+  for (Value v : op->getOperands())
+    launch.args.push_back({views[v].buffer, views[v].shape});
+  launch.args.push_back({out, *shape});
+  launch.workSize = *shape;
+  artifact.kernels.push_back({symbol, node, opType});
+  artifact.plan.push_back(std::move(launch));
+  views[op->getResult(0)] = View{out, *shape};
+  return success();
+}
+
+LogicalResult Partitioner::addCopy(Value value, uint32_t &buffer) {
+  // An identity op in a kernel of its own copies `value` into a new buffer.
+  builder.setInsertionPointAfterValue(value);
+  auto copy = IdentityOp::create(builder, graph.getLoc(), value);
+  Value result = copy.getResult();
+  LogicalResult ok = addKernel(copy);
+  buffer = views[result].buffer;
+  copy.erase();
+  return ok;
+}
+
+LogicalResult Partitioner::run() {
+  auto symbols = graph->getAttrOfType<ArrayAttr>(kArgSymbolsAttr);
+  for (auto [i, arg] : llvm::enumerate(graph.getArguments())) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    auto argSymbols = cast<ArrayAttr>(symbols[i]);
+    Shape shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      StringRef s = cast<StringAttr>(argSymbols[d]).getValue();
+      shape.push_back(s.empty() ? Dim{type.getDimSize(d), ""}
+                                : Dim{-1, s.str()});
+    }
+    uint32_t id = addBuffer(Buffer::Kind::Input, type, shape);
+    auto name = graph.getArgAttrOfType<StringAttr>(i, "tessel.name");
+    artifact.inputs.push_back(
+        {name.str(), artifact.buffers[id].dtype, shape, id});
+    views[arg] = View{id, shape};
+  }
+  for (Operation &op : graph.getBody().front()) {
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      if (failed(addWeight(c)))
+        return failure();
+    } else if (auto r = dyn_cast<ReshapeOp>(op)) {
+      FailureOr<Shape> shape =
+          shapeOf(r, cast<RankedTensorType>(r.getType()));
+      if (failed(shape))
+        return failure();
+      views[r.getResult()] = View{views[r.getInput()].buffer, *shape};
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      auto names = graph->getAttrOfType<ArrayAttr>("tessel.output_names");
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        uint32_t id = views[v].buffer;
+        Buffer &b = artifact.buffers[id];
+        if (b.kind != Buffer::Kind::Transient && failed(addCopy(v, id)))
+          return failure();
+        artifact.buffers[id].kind = Buffer::Kind::Output;
+        artifact.outputs.push_back(
+            {cast<StringAttr>(names[i]).str(), artifact.buffers[id].dtype,
+             views[v].shape, id});
+      }
+    } else if (failed(addKernel(&op))) {
+      return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult tessel::partitionGraph(func::FuncOp graph, ModuleOp kernels,
+                                     format::Artifact &artifact) {
+  graph.getContext()->loadDialect<bufferization::BufferizationDialect,
+                                  memref::MemRefDialect>();
+  return Partitioner(graph, kernels, artifact).run();
+}
+
+LogicalResult tessel::expandStages(ModuleOp kernels,
+                                   format::Artifact &artifact) {
+  llvm::StringMap<SmallVector<func::FuncOp>> stagesOf;
+  for (auto func : kernels.getOps<func::FuncOp>())
+    if (auto of = func->getAttrOfType<StringAttr>("tessel.kernel_of"))
+      stagesOf[of.getValue()].push_back(func);
+
+  std::vector<format::Kernel> stageKernels;
+  std::vector<format::Launch> plan;
+  for (const format::Launch &launch : artifact.plan) {
+    const format::Kernel &kernel = artifact.kernels[launch.kernel];
+    auto &stages = stagesOf[kernel.symbol];
+    if (stages.empty())
+      continue; // a kernel with nothing to do (e.g. an empty copy)
+    // Workspaces: one Transient buffer each, shared by the kernel's stages.
+    std::vector<format::LaunchArg> args = launch.args;
+    auto workspaces = stages.front()->getAttrOfType<ArrayAttr>(
+        "tessel.workspace_dims");
+    unsigned firstWorkspace = stages.front().getNumArguments() -
+                              (workspaces ? workspaces.size() : 0);
+    for (auto [w, dimsAttr] : llvm::enumerate(
+             workspaces ? workspaces.getValue() : ArrayRef<Attribute>())) {
+      auto type = cast<MemRefType>(
+          stages.front().getArgumentTypes()[firstWorkspace + w]);
+      Shape shape;
+      for (auto [d, pair] : llvm::enumerate(cast<ArrayAttr>(dimsAttr))) {
+        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
+        shape.push_back(src[0] < 0 ? Dim{type.getDimSize(d), ""}
+                                   : args[src[0]].shape[src[1]]);
+      }
+      Buffer b;
+      b.kind = Buffer::Kind::Transient;
+      b.dtype = *dtypeOf(type.getElementType());
+      b.shape = shape;
+      artifact.buffers.push_back(b);
+      args.push_back({uint32_t(artifact.buffers.size() - 1), shape});
+    }
+    for (func::FuncOp stage : stages) {
+      if (stage.getNumArguments() != args.size())
+        return stage.emitError("stage has ")
+               << stage.getNumArguments() << " arguments, the plan "
+               << args.size();
+      format::Launch l;
+      l.kernel = stageKernels.size();
+      l.args = args;
+      // The stage's parallel iteration space: one GPU thread each.
+      for (Attribute pair :
+           stage->getAttrOfType<ArrayAttr>("tessel.work_dims")) {
+        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
+        l.workSize.push_back(src[0] < 0 ? Dim{src[1], ""}
+                                        : args[src[0]].shape[src[1]]);
+      }
+      stageKernels.push_back(
+          {stage.getSymName().str(), kernel.onnxNode, kernel.onnxOp});
+      plan.push_back(std::move(l));
+    }
+  }
+  artifact.kernels = std::move(stageKernels);
+  artifact.plan = std::move(plan);
+  return success();
+}

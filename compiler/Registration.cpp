@@ -1,0 +1,28 @@
+//===- Registration.cpp - Register Tessel's dialects and passes -----------===//
+
+#include "compiler/Registration.h"
+
+#include "codegen/common/Passes.h"
+#include "compiler/Targets.h"
+#include "codegen/cpu/CpuBackend.h"
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void tessel::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<tessel::TesselDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+void tessel::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerTesselCodegenCommonPasses();
+  registerCodegenCommonPipelines();
+  registerCpuPipelines();
+  registerGpuPipelines();
+}

@@ -1,0 +1,45 @@
+//===- Targets.cpp - The target registry ----------------------------------===//
+
+#include "compiler/Targets.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+const std::vector<std::string> &tessel::knownTargets() {
+  static const std::vector<std::string> targets = {
+      "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942"};
+  return targets;
+}
+
+std::unique_ptr<tessel::GpuTarget>
+tessel::createGpuTarget(const std::string &name) {
+  const auto &known = knownTargets();
+  if (name == "cpu" || std::find(known.begin(), known.end(), name) == known.end())
+    return nullptr;
+  if (name.rfind("cuda:", 0) == 0)
+    return createNvidiaTarget(name.substr(5));
+  return createAmdTarget(name.substr(5));
+}
+
+namespace {
+struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cuda:sm_80, rocm:gfx90a, ..."),
+                             llvm::cl::init("cuda:sm_80")};
+};
+} // namespace
+
+void tessel::registerGpuPipelines() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "tessel-gpu-lowering",
+      "stages -> grid-stride GPU kernels in the vendor's LLVM dialect",
+      [](OpPassManager &pm, const GpuPipelineOptions &options) {
+        std::unique_ptr<GpuTarget> target = createGpuTarget(options.target);
+        if (!target)
+          llvm::report_fatal_error("tessel-gpu-lowering: unknown target");
+        buildGpuLoweringPipeline(pm, *target);
+      });
+}
