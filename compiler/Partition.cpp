@@ -211,6 +211,9 @@ LogicalResult Partitioner::run() {
                                 : Dim{-1, s.str()});
     }
     uint32_t id = addBuffer(Buffer::Kind::Input, type, shape);
+    // The ONNX element type keeps the signedness MLIR integers lack.
+    if (auto dtype = graph.getArgAttrOfType<IntegerAttr>(i, "tessel.dtype"))
+      artifact.buffers[id].dtype = static_cast<format::DType>(dtype.getInt());
     auto name = graph.getArgAttrOfType<StringAttr>(i, "tessel.name");
     artifact.inputs.push_back(
         {name.str(), artifact.buffers[id].dtype, shape, id});
@@ -228,12 +231,16 @@ LogicalResult Partitioner::run() {
       views[r.getResult()] = View{views[r.getInput()].buffer, *shape};
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       auto names = graph->getAttrOfType<ArrayAttr>("tessel.output_names");
+      auto dtypes = graph->getAttrOfType<ArrayAttr>("tessel.output_dtypes");
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
         uint32_t id = views[v].buffer;
         Buffer &b = artifact.buffers[id];
         if (b.kind != Buffer::Kind::Transient && failed(addCopy(v, id)))
           return failure();
         artifact.buffers[id].kind = Buffer::Kind::Output;
+        if (dtypes)
+          artifact.buffers[id].dtype = static_cast<format::DType>(
+              cast<IntegerAttr>(dtypes[i]).getInt());
         artifact.outputs.push_back(
             {cast<StringAttr>(names[i]).str(), artifact.buffers[id].dtype,
              views[v].shape, id});

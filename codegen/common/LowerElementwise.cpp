@@ -39,8 +39,12 @@ template <> Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value
 template <> Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::DivFOp::create(b, loc, l, r);
-  // Signless integers are signed here; the importer rejects unsigned Div.
   return arith::DivSIOp::create(b, loc, l, r);
+}
+
+/// Unsigned integer division (DivOp with is_unsigned).
+Value unsignedDiv(OpBuilder &b, Location loc, Value l, Value r) {
+  return arith::DivUIOp::create(b, loc, l, r);
 }
 
 template <typename Op>
@@ -59,11 +63,15 @@ struct LowerBinary : OpRewritePattern<Op> {
       maps.push_back(broadcastMap(ctx, type.getRank(),
                                   cast<RankedTensorType>(v.getType()), type));
     maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
+    bool isUnsigned = false;
+    if constexpr (std::is_same_v<Op, DivOp>)
+      isUnsigned = op.getIsUnsigned();
     Value result = generic(
         rewriter, loc, operands, init, maps, iterators(type.getRank()),
-        [](OpBuilder &b, Location l, ValueRange args) {
+        [&](OpBuilder &b, Location l, ValueRange args) {
           yield(b, l,
-                                  binaryScalar<Op>(b, l, args[0], args[1]));
+                isUnsigned ? unsignedDiv(b, l, args[0], args[1])
+                           : binaryScalar<Op>(b, l, args[0], args[1]));
         });
     rewriter.replaceOp(op, result);
     return success();

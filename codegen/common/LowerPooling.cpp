@@ -68,20 +68,38 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
       return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    double lowest = -std::numeric_limits<double>::infinity();
-    Value input = padSpatial(rewriter, loc, op.getInput(), w->pads,
-                             scalar(rewriter, loc, type.getElementType(),
-                                    lowest));
-    Value init = fill(rewriter, loc,
-                      emptyTensor(rewriter, loc, type, {{op.getInput(), 0},
-                                                        {op.getInput(), 1}}),
-                      lowest);
+    // The identity of max: -inf, or the type's smallest integer.
+    Type element = type.getElementType();
+    bool isUnsigned = op.getIsUnsigned();
+    Value lowest;
+    if (auto f = dyn_cast<FloatType>(element)) {
+      lowest = scalar(rewriter, loc, f, -std::numeric_limits<double>::infinity());
+    } else {
+      unsigned width = element.getIntOrFloatBitWidth();
+      APInt min = isUnsigned ? APInt::getMinValue(width)
+                             : APInt::getSignedMinValue(width);
+      lowest = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getIntegerAttr(element, min));
+    }
+    Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
+    Value empty = emptyTensor(rewriter, loc, type,
+                              {{op.getInput(), 0}, {op.getInput(), 1}});
+    Value init =
+        linalg::FillOp::create(rewriter, loc, lowest, empty).getResult(0);
     int64_t spatial = type.getRank() - 2;
-    Value result = generic(rewriter, loc, {input, w->window}, init, w->maps,
-                           iterators(type.getRank(), spatial),
-                           [](OpBuilder &b, Location l, ValueRange a) {
-                             yield(b, l, arith::MaximumFOp::create(b, l, a[0], a[2]));
-                           });
+    Value result = generic(
+        rewriter, loc, {input, w->window}, init, w->maps,
+        iterators(type.getRank(), spatial),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value m;
+          if (isa<FloatType>(element))
+            m = arith::MaximumFOp::create(b, l, a[0], a[2]);
+          else if (isUnsigned)
+            m = arith::MaxUIOp::create(b, l, a[0], a[2]);
+          else
+            m = arith::MaxSIOp::create(b, l, a[0], a[2]);
+          yield(b, l, m);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

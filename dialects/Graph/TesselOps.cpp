@@ -67,9 +67,9 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
-  int64_t rank = getType().getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+  int64_t rank = getType().getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank "
                                 << rank;
   return success();
 }
@@ -101,7 +101,9 @@ LogicalResult MatMulOp::verify() {
     int64_t y = i + batchB.size() >= n ? batchB[i + batchB.size() - n] : 1;
     if (x == 1)
       batch.push_back(y);
-    else if (y == 1 || compatible(x, y))
+    else if (y == 1)
+      batch.push_back(x);
+    else if (compatible(x, y))
       batch.push_back(ShapedType::isDynamic(x) ? y : x);
     else
       return emitOpError("batch dims do not broadcast: ") << x << " vs " << y;

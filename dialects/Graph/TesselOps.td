@@ -72,7 +72,20 @@ class Tessel_BinaryOp<string mnemonic>
 def Tessel_AddOp : Tessel_BinaryOp<"add">;
 def Tessel_SubOp : Tessel_BinaryOp<"sub">;
 def Tessel_MulOp : Tessel_BinaryOp<"mul">;
-def Tessel_DivOp : Tessel_BinaryOp<"div">;
+
+def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "Elementwise ONNX Div with numpy broadcasting";
+  let description = [{
+    Integer division truncates toward zero; `is_unsigned` marks integers
+    that ONNX types as unsigned (MLIR integers here are signless).
+  }];
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
+                   UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
 
 class Tessel_UnaryOp<string mnemonic>
     : Tessel_Op<mnemonic, [SameOperandsAndResultType]> {
@@ -153,8 +166,19 @@ class Tessel_PoolOp<string mnemonic, dag extraArgs>
   let hasVerifier = 1;
 }
 
-def Tessel_MaxPoolOp : Tessel_PoolOp<"max_pool", (ins)> {
+def Tessel_MaxPoolOp
+    : Tessel_PoolOp<"max_pool", (ins UnitAttr:$is_unsigned)> {
   let summary = "Max pooling over the spatial dims (ONNX MaxPool)";
+  let description = [{
+    Works on floats and integers; `is_unsigned` marks integers ONNX types
+    as unsigned.
+  }];
+  let arguments = !con((ins Tessel_NumericTensor:$input,
+                        DenseI64ArrayAttr:$kernel_shape,
+                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                        DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode),
+                       (ins UnitAttr:$is_unsigned));
+  let results = (outs Tessel_NumericTensor:$result);
 }
 
 def Tessel_AveragePoolOp

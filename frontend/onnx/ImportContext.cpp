@@ -138,6 +138,11 @@ void NodeContext::setOutput(int i, Value value, int32_t onnxType) {
   ctx.values[node.output(i)] = GraphValue{value, onnxType};
 }
 
+bool onnx_import::isUnsigned(int32_t t) {
+  return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
+         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;
+}
+
 FailureOr<SmallVector<int64_t>>
 onnx_import::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());

@@ -106,6 +106,9 @@ void registerPoolingOps(OpTable &table);
 void registerNormalizationOps(OpTable &table);
 void registerTensorOps(OpTable &table);
 
+/// Whether an ONNX element type is an unsigned integer.
+bool isUnsigned(int32_t onnxType);
+
 /// numpy broadcast of two shapes (dynamic dims stay dynamic), or failure.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);

@@ -19,6 +19,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -83,7 +85,8 @@ Importer::valueType(const onnx::ValueInfoProto &info,
 OwningOpRef<ModuleOp> Importer::run() {
   std::string bytes;
   if (!readWholeFile(path, bytes)) {
-    (void)fail("cannot read the model file");
+    (void)fail(std::string("cannot read the model file: ") +
+               std::strerror(errno));
     return {};
   }
   onnx::ModelProto model;
@@ -135,6 +138,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   b.setInsertionPointToStart(body);
   for (auto [i, in] : llvm::enumerate(args)) {
     func.setArgAttr(i, "tessel.name", b.getStringAttr(in->name()));
+    func.setArgAttr(i, "tessel.dtype",
+                    b.getI32IntegerAttr(in->type().tensor_type().elem_type()));
     ctx->values[in->name()] =
         GraphValue{body->getArgument(i), in->type().tensor_type().elem_type()};
   }
@@ -168,7 +173,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   }
 
   SmallVector<Value> results;
-  SmallVector<Attribute> outputNames;
+  SmallVector<Attribute> outputNames, outputTypes;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     auto it = ctx->values.find(out.name());
     if (it == ctx->values.end()) {
@@ -177,10 +182,12 @@ OwningOpRef<ModuleOp> Importer::run() {
     }
     results.push_back(it->second.value);
     outputNames.push_back(b.getStringAttr(out.name()));
+    outputTypes.push_back(b.getI32IntegerAttr(it->second.onnxType));
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   func->setAttr("tessel.output_names", b.getArrayAttr(outputNames));
+  func->setAttr("tessel.output_dtypes", b.getArrayAttr(outputTypes));
   if (failed(verify(*module)))
     return {};
   return module;

@@ -81,9 +81,9 @@ LogicalResult importConv(NodeContext &n) {
   if (!isa<FloatType>(xt.getElementType()))
     return n.error("expects floating-point operands");
   int64_t spatial = xt.getRank() - 2;
-  SmallVector<int64_t> kernel = n.getInts("kernel_shape");
-  if (kernel.empty())
-    kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+  SmallVector<int64_t> kernel(wt.getShape().begin() + 2, wt.getShape().end());
+  if (n.attr("kernel_shape") && n.getInts("kernel_shape") != kernel)
+    return n.error("kernel_shape differs from the weight's spatial dims");
   SmallVector<int64_t> strides = n.getInts("strides"),
                        dilations = n.getInts("dilations");
   if (strides.empty())

@@ -12,11 +12,6 @@ using namespace tessel::onnx_import;
 
 namespace {
 
-bool isUnsigned(int32_t t) {
-  return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
-         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;
-}
-
 template <typename Op>
 LogicalResult importBinary(NodeContext &n) {
   Value lhs = n.input(0), rhs = n.input(1);
@@ -27,14 +22,15 @@ LogicalResult importBinary(NodeContext &n) {
     return n.error("operands have different element types");
   if (!a.getElementType().isIntOrFloat() || a.getElementType().isInteger(1))
     return n.error("unsupported element type");
-  if (std::is_same_v<Op, DivOp> && isUnsigned(n.inputOnnxType(0)))
-    return n.error("Div on unsigned integers is not supported yet");
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(a.getShape(), b.getShape());
   if (failed(shape))
     return n.error("operand shapes do not broadcast");
   auto type = RankedTensorType::get(*shape, a.getElementType());
-  n.setOutput(0, Op::create(n.b, n.loc, type, lhs, rhs));
+  auto op = Op::create(n.b, n.loc, type, lhs, rhs);
+  if constexpr (std::is_same_v<Op, DivOp>)
+    op.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, op);
   return success();
 }
 

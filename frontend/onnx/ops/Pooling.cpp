@@ -14,12 +14,15 @@ struct PoolWindow {
   bool ceil = false;
 };
 
-FailureOr<PoolWindow> poolWindow(NodeContext &n) {
+FailureOr<PoolWindow> poolWindow(NodeContext &n, bool allowIntegers) {
   RankedTensorType xt = n.inputType(0);
   if (xt.getRank() < 3)
     return n.error("input must have rank >= 3");
-  if (!isa<FloatType>(xt.getElementType()))
-    return n.error("expects a floating-point input");
+  Type element = xt.getElementType();
+  if (!isa<FloatType>(element) &&
+      !(allowIntegers && element.isSignlessInteger() && !element.isInteger(1)))
+    return n.error(allowIntegers ? "expects a numeric input"
+                                 : "expects a floating-point input");
   int64_t spatial = xt.getRank() - 2;
   PoolWindow w;
   w.kernel = n.getInts("kernel_shape");
@@ -56,24 +59,25 @@ LogicalResult importMaxPool(NodeContext &n) {
     return n.error("the Indices output is not supported yet");
   if (n.getInt("storage_order", 0) != 0)
     return n.error("storage_order=1 is not supported yet");
-  FailureOr<PoolWindow> w = poolWindow(n);
+  FailureOr<PoolWindow> w = poolWindow(n, /*allowIntegers=*/true);
   if (failed(w))
     return failure();
   auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
-  n.setOutput(0, MaxPoolOp::create(
-                     n.b, n.loc, type, n.input(0),
-                     n.b.getDenseI64ArrayAttr(w->kernel),
-                     n.b.getDenseI64ArrayAttr(w->strides),
-                     n.b.getDenseI64ArrayAttr(w->pads),
-                     n.b.getDenseI64ArrayAttr(w->dilations),
-                     n.b.getBoolAttr(w->ceil)));
+  auto pool = MaxPoolOp::create(n.b, n.loc, type, n.input(0),
+                                n.b.getDenseI64ArrayAttr(w->kernel),
+                                n.b.getDenseI64ArrayAttr(w->strides),
+                                n.b.getDenseI64ArrayAttr(w->pads),
+                                n.b.getDenseI64ArrayAttr(w->dilations),
+                                n.b.getBoolAttr(w->ceil));
+  pool.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, pool);
   return success();
 }
 
 LogicalResult importAveragePool(NodeContext &n) {
   if (!n.input(0))
     return failure();
-  FailureOr<PoolWindow> w = poolWindow(n);
+  FailureOr<PoolWindow> w = poolWindow(n, /*allowIntegers=*/false);
   if (failed(w))
     return failure();
   auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
