@@ -1,0 +1,466 @@
+// Each verifier error of the graph dialect, one case per error.
+// RUN: tessel-opt %s --split-input-file --verify-diagnostics
+
+// Operands that do not broadcast (numpy rules, trailing dims aligned).
+func.func @add_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.add' op operands don't have broadcast-compatible shapes}}
+  %0 = tessel.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @sub_bad_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tessel.sub' op result type '2x4' not broadcast compatible with broadcasted operands's shapes '2x3'}}
+  %0 = tessel.sub %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @mul_mixed_types(%a: tensor<2x3xf32>, %b: tensor<3xf16>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.mul' op requires the same element type for all operands and results}}
+  %0 = tessel.mul %a, %b : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @relu_integer(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{'tessel.relu' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<2x3xi32>'}}
+  %0 = tessel.relu %a : tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @constant_dynamic() -> tensor<?xf32> {
+  // expected-error @+1 {{'tessel.constant' op result #0 must be statically shaped tensor of any type values, but got 'tensor<?xf32>'}}
+  %0 = "tessel.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @constant_type_mismatch() -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.constant' op failed to verify that all of {value, result} have same type}}
+  %0 = "tessel.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.softmax' op axis 2 is out of range for rank 2}}
+  %0 = tessel.softmax %a {axis = 2 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @matmul_scalar(%a: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'tessel.matmul' op operands must have rank >= 1}}
+  %0 = tessel.matmul %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'tessel.matmul' op contraction dims differ: 3 vs 4}}
+  %0 = tessel.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<3x3x5xf32>) -> tensor<2x2x5xf32> {
+  // expected-error @+1 {{'tessel.matmul' op batch dims do not broadcast: 2 vs 3}}
+  %0 = tessel.matmul %a, %b : (tensor<2x2x3xf32>, tensor<3x3x5xf32>) -> tensor<2x2x5xf32>
+  return %0 : tensor<2x2x5xf32>
+}
+
+// -----
+
+// A rank-1 lhs is a row vector whose dim is dropped from the result.
+func.func @matmul_vector_result(%a: tensor<3xf32>, %b: tensor<3x5xf32>) -> tensor<1x5xf32> {
+  // expected-error @+1 {{'tessel.matmul' op result has rank 2, expected 1}}
+  %0 = tessel.matmul %a, %b : (tensor<3xf32>, tensor<3x5xf32>) -> tensor<1x5xf32>
+  return %0 : tensor<1x5xf32>
+}
+
+// -----
+
+func.func @matmul_result_dim(%a: tensor<?x2x3xf32>, %b: tensor<3x5xf32>) -> tensor<?x2x4xf32> {
+  // expected-error @+1 {{'tessel.matmul' op result dim 2 is 4, expected 5}}
+  %0 = tessel.matmul %a, %b : (tensor<?x2x3xf32>, tensor<3x5xf32>) -> tensor<?x2x4xf32>
+  return %0 : tensor<?x2x4xf32>
+}
+
+// -----
+
+func.func @gemm_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+1 {{'tessel.gemm' op A and B must have rank 2}}
+  %0 = tessel.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// trans_b: B is [N, K], so K is B's dim 1 (5), not its dim 0.
+func.func @gemm_contraction(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.gemm' op contraction dims differ: 3 vs 5}}
+  %0 = tessel.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @gemm_c_rank(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>, %c: tensor<1x2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'tessel.gemm' op C must have rank <= 2}}
+  %0 = tessel.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<2x3xf32>, tensor<3x5xf32>, tensor<1x2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// A rank-1 C is aligned with N (5), so [2] does not broadcast.
+func.func @gemm_c_broadcast(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>, %c: tensor<2xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'tessel.gemm' op C does not broadcast to [M, N]}}
+  %0 = tessel.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<2x3xf32>, tensor<3x5xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// trans_a: A is [K, M], so M is 3.
+func.func @gemm_result(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'tessel.gemm' op result dim 0 is 2, expected 3}}
+  %0 = tessel.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = true, trans_b = false} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @conv_weight_rank(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op input and weight must have the same rank >= 3}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_window_attrs(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op expected 2 strides and dilations and 4 pads}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_stride_zero(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op strides and dilations must be >= 1}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 0, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_dilation_zero(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op strides and dilations must be >= 1}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 0>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_negative_pad(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op pads must be >= 0}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, -1, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_group_filters(%x: tensor<1x4x5x5xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op group 4 does not divide 6 filters}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_group_zero(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op group 0 does not divide 6 filters}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 0 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+// With 2 groups each filter sees 4 / 2 = 2 channels.
+func.func @conv_group_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op weight has 4 channels per group, input has 4 channels in 2 groups}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<?x4x5x5xf32>, %w: tensor<6x3x3x3xf32>) -> tensor<?x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op weight has 3 channels per group, input has 4 channels in 1 groups}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x4x5x5xf32>, tensor<6x3x3x3xf32>) -> tensor<?x6x3x3xf32>
+  return %0 : tensor<?x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op bias dim 0 is 4, expected 6}}
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>, tensor<4xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+// Without pads a 3x3 window over 5x5 gives 3x3.
+func.func @conv_result(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x5x5xf32> {
+  // expected-error @+1 {{'tessel.conv' op result dim 2 is 5, expected 3}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x5x5xf32>
+  return %0 : tensor<1x6x5x5xf32>
+}
+
+// -----
+
+// Pads are all begins, then all ends: h (1, 1) and w (0, 0), so the height is
+// (9 + 2 - 3) / 2 + 1 = 5 and the width (9 - 3) / 3 + 1 = 3.
+func.func @conv_result_strided(%x: tensor<?x4x9x9xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<?x6x5x2xf32> {
+  // expected-error @+1 {{'tessel.conv' op result dim 3 is 2, expected 3}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 1, 0, 1, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x4x9x9xf32>, tensor<6x4x3x3xf32>) -> tensor<?x6x5x2xf32>
+  return %0 : tensor<?x6x5x2xf32>
+}
+
+// -----
+func.func @pool_rank(%a: tensor<4x5xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'tessel.max_pool' op input must have rank >= 3}}
+  %0 = tessel.max_pool %a {kernel_shape = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, ceil_mode = false} : (tensor<4x5xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @pool_kernel_dims(%a: tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'tessel.max_pool' op expected 2 kernel dims}}
+  %0 = tessel.max_pool %a {kernel_shape = array<i64: 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @pool_pads(%a: tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'tessel.average_pool' op expected 2 strides and dilations and 4 pads}}
+  %0 = tessel.average_pool %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @pool_stride_zero(%a: tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'tessel.max_pool' op strides and dilations must be >= 1}}
+  %0 = tessel.max_pool %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 0>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// ceil_mode: (5 - 2) / 2 rounds up, so 3 windows, not 2.
+func.func @pool_ceil_mode(%a: tensor<1x2x5x5xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'tessel.average_pool' op result dim 2 is 2, expected 3}}
+  %0 = tessel.average_pool %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true, count_include_pad = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Without ceil_mode the last partial window is dropped: 2 windows.
+func.func @pool_floor_mode(%a: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @+1 {{'tessel.max_pool' op result dim 2 is 3, expected 2}}
+  %0 = tessel.max_pool %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// With ceil_mode a window that would start in the end padding is dropped
+// (as in ONNX's shape inference and PyTorch): (4 + 1 - 2) / 2 rounds up to
+// 2, plus 1 is 3 windows, but the third would start at 4, past the input.
+func.func @pool_ceil_mode_start(%a: tensor<1x1x4xf32>) -> tensor<1x1x3xf32> {
+  // expected-error @+1 {{'tessel.max_pool' op result dim 2 is 3, expected 2}}
+  %0 = tessel.max_pool %a {kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 1>, dilations = array<i64: 1>, ceil_mode = true} : (tensor<1x1x4xf32>) -> tensor<1x1x3xf32>
+  return %0 : tensor<1x1x3xf32>
+}
+
+// -----
+
+func.func @global_pool_rank(%a: tensor<2x5xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'tessel.global_average_pool' op input must have rank >= 3}}
+  %0 = tessel.global_average_pool %a : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @global_pool_result(%a: tensor<?x2x5x5xf32>) -> tensor<?x2x1x5xf32> {
+  // expected-error @+1 {{'tessel.global_average_pool' op result dim 3 is 5, expected 1}}
+  %0 = tessel.global_average_pool %a : (tensor<?x2x5x5xf32>) -> tensor<?x2x1x5xf32>
+  return %0 : tensor<?x2x1x5xf32>
+}
+
+// -----
+
+func.func @batch_norm_rank(%x: tensor<3xf32>, %s: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op input must have rank >= 2}}
+  %0 = tessel.batch_norm %x, %s, %s, %s, %s {epsilon = 1.0e-5 : f32}
+      : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @batch_norm_scale(%x: tensor<2x3xf32>, %s: tensor<4xf32>, %v: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op scale dim 0 is 4, expected 3}}
+  %0 = tessel.batch_norm %x, %s, %v, %v, %v {epsilon = 1.0e-5 : f32}
+      : (tensor<2x3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_variance(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %bad: tensor<1x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op variance has rank 2, expected 1}}
+  %0 = tessel.batch_norm %x, %v, %v, %v, %bad {epsilon = 1.0e-5 : f32}
+      : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_result(%x: tensor<2x3xf32>, %v: tensor<3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op result dim 0 is 3, expected 2}}
+  %0 = tessel.batch_norm %x, %v, %v, %v, %v {epsilon = 1.0e-5 : f32}
+      : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x6xf32>) -> tensor<5x2xf32> {
+  // expected-error @+1 {{'tessel.reshape' op reshape of 12 elements into 10}}
+  %0 = tessel.reshape %a : (tensor<2x6xf32>) -> tensor<5x2xf32>
+  return %0 : tensor<5x2xf32>
+}
+
+// -----
+
+func.func @reshape_loses_dynamic(%a: tensor<?x6xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{'tessel.reshape' op a dynamic dim must stay dynamic across a reshape}}
+  %0 = tessel.reshape %a : (tensor<?x6xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @reshape_element_type(%a: tensor<2x6xf32>) -> tensor<12xi32> {
+  // expected-error @+1 {{'tessel.reshape' op requires the same element type for all operands and results}}
+  %0 = tessel.reshape %a : (tensor<2x6xf32>) -> tensor<12xi32>
+  return %0 : tensor<12xi32>
+}
+
+// -----
+
+func.func @transpose_perm_size(%a: tensor<2x3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'tessel.transpose' op perm has 2 entries for rank 3}}
+  %0 = tessel.transpose %a {perm = array<i64: 1, 0>} : (tensor<2x3x4xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @transpose_repeated(%a: tensor<2x3x4xf32>) -> tensor<4x3x4xf32> {
+  // expected-error @+1 {{'tessel.transpose' op perm is not a permutation}}
+  %0 = tessel.transpose %a {perm = array<i64: 2, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<4x3x4xf32>
+  return %0 : tensor<4x3x4xf32>
+}
+
+// -----
+
+func.func @transpose_out_of_range(%a: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
+  // expected-error @+1 {{'tessel.transpose' op perm is not a permutation}}
+  %0 = tessel.transpose %a {perm = array<i64: 3, 1, 0>} : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+  return %0 : tensor<4x3x2xf32>
+}
+
+// -----
+
+func.func @transpose_result(%a: tensor<?x3x4xf32>) -> tensor<4x3x?xf32> {
+  // expected-error @+1 {{'tessel.transpose' op result dim 0 is 4, expected 3}}
+  %0 = tessel.transpose %a {perm = array<i64: 1, 2, 0>} : (tensor<?x3x4xf32>) -> tensor<4x3x?xf32>
+  return %0 : tensor<4x3x?xf32>
+}
+
+// -----
+
+func.func @concat_no_inputs() -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op expected 1 or more operands, but found 0}}
+  %0 = tessel.concat {axis = 0 : i64} : () -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op axis 2 is out of range for rank 2}}
+  %0 = tessel.concat %a, %b {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// The graph dialect holds normalized axes: a negative one is rejected.
+func.func @concat_negative_axis(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{'tessel.concat' op axis -1 is out of range for rank 2}}
+  %0 = tessel.concat %a, %b {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op inputs differ in rank}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @concat_dim(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op inputs differ in dim 1}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op result dim 0 is 5, expected 4}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @concat_element_type(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'tessel.concat' op requires the same element type for all operands and results}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
