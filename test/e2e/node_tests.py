@@ -1,0 +1,422 @@
+#!/usr/bin/python3
+"""ONNX backend node-test conformance runner for Tessel.
+
+For every folder of the ONNX node tests (model.onnx + test_data_set_*/):
+select it iff every node (nested graphs included) is an op Tessel supports
+(domain "" or "ai.onnx") and every graph input/output is a tensor; then
+
+    tessel-compile model.onnx -o model.tsl
+    tessel-run model.tsl --input NAME=test_data_set_K/input_I.pb ... --output-dir OUT
+
+and compare OUT/<sanitized output name>.npy with test_data_set_K/output_I.pb:
+same shape, same dtype, values close (float32/64: rtol 1e-3, atol 1e-7, the
+defaults of ONNX's own backend test runner, whose reference outputs some
+tests round to 4 decimals; float16/bfloat16: rtol 1e-3, atol 1e-3; ints and
+bools exact; NaN == NaN).
+
+Known failures live in the xfail file (test/e2e/node_tests.xfail), one
+"test_name  # reason" a line. An xfail that passes (XPASS) fails the run,
+so the file never goes stale silently.
+
+Last lines: `selected S of T folders` and
+`node-tests: N passed, M failed, K skipped` (skipped = expected failures).
+Exit 0 when nothing but expected failures failed, 1 otherwise, 2 on bad usage.
+
+Run it with /usr/bin/python3 (Debian's python3-onnx and python3-numpy).
+"""
+
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# The ops of Tessel's first version. Keep in step with frontend/onnx.
+SUPPORTED_OPS = frozenset("""
+    MatMul Gemm Add Sub Mul Div Relu Sigmoid Tanh Softmax Conv MaxPool AveragePool
+    GlobalAveragePool Flatten Reshape Transpose Concat BatchNormalization Constant Identity
+""".split())
+ONNX_DOMAINS = ("", "ai.onnx")
+
+TEST_TIMEOUT_S = 120.0
+
+TOLERANCES = {  # dtype -> (rtol, atol)
+    np.dtype(np.float64): (1e-3, 1e-7),
+    np.dtype(np.float32): (1e-3, 1e-7),
+    np.dtype(np.float16): (1e-3, 1e-3),
+}
+BF16_TOLERANCE = (1e-2, 1e-2)
+
+
+def sanitize(name):
+    """The file name tessel-run gives an output: [A-Za-z0-9._-] kept, the rest '_'."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+# ---------------------------------------------------------------------------
+# Selection
+# ---------------------------------------------------------------------------
+
+def _graphs_of(attr):
+    if attr.type == onnx.AttributeProto.GRAPH:
+        return [attr.g]
+    if attr.type == onnx.AttributeProto.GRAPHS:
+        return list(attr.graphs)
+    return []
+
+
+def collect_ops(graph, out=None):
+    """(domain, op_type) of every node in graph and its subgraphs."""
+    out = set() if out is None else out
+    for node in graph.node:
+        out.add((node.domain, node.op_type))
+        for attr in node.attribute:
+            for sub in _graphs_of(attr):
+                collect_ops(sub, out)
+    return out
+
+
+def _value_kind(vi):
+    return vi.type.WhichOneof("value")
+
+
+def graph_inputs(graph):
+    """Graph inputs that are not backed by an initializer, in order."""
+    inits = {t.name for t in graph.initializer} | {t.values.name for t in graph.sparse_initializer}
+    return [vi for vi in graph.input if vi.name not in inits]
+
+
+def classify(folder):
+    """Returns (selected, reason, info). info: dict(inputs, outputs, ops) when parsed."""
+    path = os.path.join(folder, "model.onnx")
+    if not os.path.isfile(path):
+        return False, "no model.onnx", None
+    try:
+        model = onnx.load(path, load_external_data=False)
+    except Exception as e:  # noqa: BLE001 - any parse failure means "not selected"
+        return False, "model.onnx does not parse (%s: %s)" % (type(e).__name__,
+                                                             str(e).splitlines()[0][:80]
+                                                             if str(e) else ""), None
+    g = model.graph
+    ops = collect_ops(g)
+    for f in model.functions:  # model-local functions: their bodies must be supported too
+        ops |= collect_ops(onnx.GraphProto(node=f.node))
+    info = {"inputs": [vi.name for vi in graph_inputs(g)],
+            "outputs": [vi.name for vi in g.output], "ops": ops}
+    bad = sorted("%s:%s" % (d, o) if d not in ONNX_DOMAINS else o
+                 for d, o in ops if d not in ONNX_DOMAINS or o not in SUPPORTED_OPS)
+    if bad:
+        return False, "unsupported op(s): " + ", ".join(bad), info
+    for what, vis in (("input", graph_inputs(g)), ("output", g.output)):
+        for vi in vis:
+            kind = _value_kind(vi)
+            if kind not in (None, "tensor_type"):
+                return False, "non-tensor %s '%s' (%s)" % (what, vi.name, kind), info
+    return True, "", info
+
+
+# ---------------------------------------------------------------------------
+# xfail file
+# ---------------------------------------------------------------------------
+
+def read_xfail(path):
+    """{test name: reason}. Raises ValueError on an entry without a reason."""
+    entries = {}
+    if not path or not os.path.exists(path):
+        return entries
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, sep, reason = line.partition("#")
+            name, reason = name.strip(), reason.strip()
+            if not sep or not reason or len(name.split()) != 1:
+                raise ValueError("%s:%d: expected 'test_name  # reason', got %r"
+                                 % (path, lineno, line))
+            if name in entries:
+                raise ValueError("%s:%d: %s is listed twice" % (path, lineno, name))
+            entries[name] = reason
+    return entries
+
+
+# ---------------------------------------------------------------------------
+# Running one test
+# ---------------------------------------------------------------------------
+
+def _first_line(text):
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return "(no message)"
+
+
+def _num_key(path):
+    m = re.search(r"_(\d+)\.pb$", path)
+    return int(m.group(1)) if m else 0
+
+
+def compare(expected, actual):
+    """None if equal under the tolerance of the dtype, else a short reason."""
+    if actual.dtype != expected.dtype:
+        return "dtype %s, expected %s" % (actual.dtype, expected.dtype)
+    if actual.shape != expected.shape:
+        return "shape %s, expected %s" % (list(actual.shape), list(expected.shape))
+    if expected.size == 0:
+        return None
+    kind = expected.dtype.kind
+    if kind in "fc" or expected.dtype.name == "bfloat16":
+        rtol, atol = TOLERANCES.get(expected.dtype, BF16_TOLERANCE)
+        e = expected.astype(np.float64) if kind != "c" else expected.astype(np.complex128)
+        a = actual.astype(e.dtype)
+        close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
+        if close.all():
+            return None
+        bad = np.argwhere(~close)
+        idx = tuple(bad[0])
+        err = np.abs(a - e)
+        err[~np.isfinite(err)] = 0
+        return "%d of %d values differ (rtol %g, atol %g); first at %s: %r vs expected %r, " \
+               "max abs err %.3g" % (len(bad), e.size, rtol, atol, list(idx), a[idx].item(),
+                                     e[idx].item(), float(err.max()))
+    if np.array_equal(actual, expected):
+        return None
+    bad = np.argwhere(actual != expected)
+    idx = tuple(bad[0])
+    return "%d of %d values differ; first at %s: %r vs expected %r" % (
+        len(bad), expected.size, list(idx), actual[idx].item(), expected[idx].item())
+
+
+class Result:
+    def __init__(self, name, ok, reason=""):
+        self.name, self.ok, self.reason = name, ok, reason
+
+
+def run_test(name, folder, info, bin_dir, work_dir, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    tdir = os.path.join(work_dir, name)
+    shutil.rmtree(tdir, ignore_errors=True)
+    os.makedirs(tdir)
+    compile_bin = os.path.join(bin_dir, "tessel-compile")
+    run_bin = os.path.join(bin_dir, "tessel-run")
+
+    def call(stage, cmd):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "%s: timed out (test limit %ds)" % (stage, timeout_s)
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, timeout=left, cwd=tdir)
+        except subprocess.TimeoutExpired:
+            return "%s: timed out (test limit %ds)" % (stage, timeout_s)
+        except OSError as e:
+            return "%s: cannot start %s: %s" % (stage, cmd[0], e)
+        if p.returncode != 0:
+            what = ("killed by signal %d" % -p.returncode if p.returncode < 0
+                    else "exit %d" % p.returncode)
+            return "%s: %s: %s" % (stage, what, _first_line(p.stderr.decode("utf-8", "replace")))
+        return None
+
+    tsl = os.path.join(tdir, "model.tsl")
+    err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl])
+    if err:
+        return Result(name, False, err)
+    if not os.path.isfile(tsl):
+        return Result(name, False, "compile: exit 0 but no %s" % os.path.basename(tsl))
+
+    data_sets = sorted(glob.glob(os.path.join(folder, "test_data_set_*")),
+                       key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+    if not data_sets:
+        return Result(name, False, "no test_data_set_* folder")
+    for ds in data_sets:
+        dsn = os.path.basename(ds)
+        in_files = sorted(glob.glob(os.path.join(ds, "input_*.pb")), key=_num_key)
+        out_files = sorted(glob.glob(os.path.join(ds, "output_*.pb")), key=_num_key)
+        if len(in_files) > len(info["inputs"]):
+            return Result(name, False, "%s: %d input files for %d graph inputs"
+                          % (dsn, len(in_files), len(info["inputs"])))
+        if len(out_files) != len(info["outputs"]):
+            return Result(name, False, "%s: %d output files for %d graph outputs"
+                          % (dsn, len(out_files), len(info["outputs"])))
+        out_dir = os.path.join(tdir, dsn)
+        os.makedirs(out_dir)
+        cmd = [run_bin, tsl]
+        for in_name, f in zip(info["inputs"], in_files):
+            cmd += ["--input", "%s=%s" % (in_name, f)]
+        cmd += ["--output-dir", out_dir]
+        err = call("run %s" % dsn, cmd)
+        if err:
+            return Result(name, False, err)
+        for out_name, f in zip(info["outputs"], out_files):
+            try:
+                expected = numpy_helper.to_array(onnx.load_tensor(f))
+            except Exception as e:  # noqa: BLE001
+                return Result(name, False, "%s: cannot read %s: %s"
+                              % (dsn, os.path.basename(f), _first_line(str(e))))
+            produced = os.path.join(out_dir, sanitize(out_name) + ".npy")
+            if not os.path.isfile(produced):
+                return Result(name, False, "%s: output '%s' not written (%s)"
+                              % (dsn, out_name, os.path.basename(produced)))
+            try:
+                actual = np.load(produced, allow_pickle=False)
+            except Exception as e:  # noqa: BLE001
+                return Result(name, False, "%s: %s is not a valid .npy: %s"
+                              % (dsn, os.path.basename(produced), _first_line(str(e))))
+            diff = compare(expected, actual)
+            if diff:
+                return Result(name, False, "%s: output '%s': %s" % (dsn, out_name, diff))
+    return Result(name, True)
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+def default_tests_dir():
+    return os.environ.get("TESSEL_NODE_TESTS") or os.path.normpath(
+        os.path.join(REPO, "..", "shared", "onnx-node-tests"))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Run the ONNX backend node tests that use only ops Tessel supports.")
+    ap.add_argument("--tests-dir", default=default_tests_dir(),
+                    help="the node-test folders (default: $TESSEL_NODE_TESTS or "
+                    "<repo>/../shared/onnx-node-tests)")
+    ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"),
+                    help="folder of tessel-compile and tessel-run (default: build/bin)")
+    ap.add_argument("--work-dir", help="scratch folder (default: a fresh temporary folder "
+                    "in the build folder, the parent of --bin-dir; removed when all pass)")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="tests run at once (default 2)")
+    ap.add_argument("--filter", help="only folders whose name matches this regex (re.search)")
+    ap.add_argument("--xfail", default=os.path.join(HERE, "node_tests.xfail"),
+                    help="expected-failure list (default test/e2e/node_tests.xfail)")
+    ap.add_argument("--list", action="store_true", help="print the selected tests only")
+    ap.add_argument("--list-unselected", action="store_true",
+                    help="print every folder not selected, with the reason")
+    ap.add_argument("--timeout", type=float, default=TEST_TIMEOUT_S,
+                    help="seconds per test (default %d)" % TEST_TIMEOUT_S)
+    ap.add_argument("--keep-work", action="store_true",
+                    help="keep the scratch folders of passing tests too")
+    args = ap.parse_args(argv)
+
+    if not os.path.isdir(args.tests_dir):
+        print("node-tests: error: no node-test folder at %s (set --tests-dir or "
+              "TESSEL_NODE_TESTS)" % args.tests_dir, file=sys.stderr)
+        return 2
+    try:
+        pattern = re.compile(args.filter) if args.filter else None
+    except re.error as e:
+        print("node-tests: error: bad --filter: %s" % e, file=sys.stderr)
+        return 2
+    try:
+        xfail = read_xfail(args.xfail)
+    except ValueError as e:
+        print("node-tests: error: %s" % e, file=sys.stderr)
+        return 2
+
+    folders = sorted(d for d in os.listdir(args.tests_dir)
+                     if os.path.isdir(os.path.join(args.tests_dir, d)))
+    total = len(folders)
+    if pattern:
+        folders = [d for d in folders if pattern.search(d)]
+    selected, unselected = [], []
+    for d in folders:
+        ok, reason, info = classify(os.path.join(args.tests_dir, d))
+        (selected if ok else unselected).append((d, info if ok else reason))
+
+    sel_names = {d for d, _ in selected}
+    all_names = set(os.listdir(args.tests_dir))
+    for name in sorted(xfail):
+        if name not in all_names:
+            print("WARNING: xfail entry %s: no such test folder; remove it from %s"
+                  % (name, args.xfail))
+        elif name not in sel_names and (not pattern or pattern.search(name)):
+            print("WARNING: xfail entry %s: test is not selected; remove it from %s"
+                  % (name, args.xfail))
+
+    filt = " matching /%s/" % args.filter if args.filter else ""
+    if args.list or args.list_unselected:
+        if args.list:
+            for d, _ in selected:
+                print(d + ("  # xfail: " + xfail[d] if d in xfail else ""))
+        if args.list_unselected:
+            for d, reason in unselected:
+                print("not selected: %s: %s" % (d, reason))
+        print("selected %d of %d folders%s" % (len(selected), total, filt))
+        return 0
+
+    for tool in ("tessel-compile", "tessel-run"):
+        p = os.path.join(args.bin_dir, tool)
+        if not os.access(p, os.X_OK):
+            print("node-tests: error: %s not found or not executable (build first, or set "
+                  "--bin-dir)" % p, file=sys.stderr)
+            return 2
+
+    if args.work_dir:
+        work_dir = os.path.abspath(args.work_dir)
+        os.makedirs(work_dir, exist_ok=True)
+        temp_work = False
+    else:
+        build_dir = os.path.dirname(os.path.abspath(args.bin_dir))
+        work_dir = tempfile.mkdtemp(prefix="node-tests-", dir=build_dir)
+        temp_work = True
+
+    def job(item):
+        d, info = item
+        try:
+            r = run_test(d, os.path.join(args.tests_dir, d), info, args.bin_dir, work_dir,
+                         args.timeout)
+        except Exception as e:  # noqa: BLE001 - a harness error is that test's failure
+            r = Result(d, False, "harness: %s: %s" % (type(e).__name__, e))
+        if r.ok and not args.keep_work:
+            shutil.rmtree(os.path.join(work_dir, d), ignore_errors=True)
+        return r
+
+    n_pass = n_fail = n_xfail = 0
+    xpasses, failures = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for r in pool.map(job, selected):  # in order: the log reads the same every run
+            if r.name in xfail:
+                if r.ok:
+                    print("XPASS %s  (listed in the xfail file: %s) -- it passes now: remove "
+                          "it from %s" % (r.name, xfail[r.name], args.xfail))
+                    xpasses.append(r.name)
+                else:
+                    print("XFAIL %s  (%s) -- %s" % (r.name, xfail[r.name], r.reason))
+                    n_xfail += 1
+            elif r.ok:
+                print("PASS  %s" % r.name)
+                n_pass += 1
+            else:
+                print("FAIL  %s  -- %s" % (r.name, r.reason))
+                failures.append(r.name)
+            sys.stdout.flush()
+    n_fail = len(failures) + len(xpasses)
+
+    if failures:
+        print("failed: " + " ".join(failures))
+        print("(scratch files of failed tests are kept in %s)" % work_dir)
+    if xpasses:
+        print("unexpectedly passed (remove from %s): %s" % (args.xfail, " ".join(xpasses)))
+    if temp_work and not failures and not args.keep_work:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    print("selected %d of %d folders%s" % (len(selected), total, filt))
+    print("node-tests: %d passed, %d failed, %d skipped" % (n_pass, n_fail, n_xfail))
+    return 1 if n_fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
