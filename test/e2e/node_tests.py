@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 
+import gpu_offline as gpu_offline_check
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -204,7 +206,7 @@ class Result:
         self.name, self.ok, self.reason = name, ok, reason
 
 
-def run_test(name, folder, info, bin_dir, work_dir, timeout_s):
+def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True):
     deadline = time.monotonic() + timeout_s
     tdir = os.path.join(work_dir, name)
     shutil.rmtree(tdir, ignore_errors=True)
@@ -235,6 +237,12 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s):
         return Result(name, False, err)
     if not os.path.isfile(tsl):
         return Result(name, False, "compile: exit 0 but no %s" % os.path.basename(tsl))
+
+    if gpu_offline:
+        err = gpu_offline_check.check(compile_bin, os.path.join(folder, "model.onnx"), tdir,
+                                      max(1.0, deadline - time.monotonic()))
+        if err:
+            return Result(name, False, err)
 
     data_sets = sorted(glob.glob(os.path.join(folder, "test_data_set_*")),
                        key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
@@ -308,6 +316,9 @@ def main(argv=None):
                     help="print every folder not selected, with the reason")
     ap.add_argument("--timeout", type=float, default=TEST_TIMEOUT_S,
                     help="seconds per test (default %d)" % TEST_TIMEOUT_S)
+    ap.add_argument("--no-gpu-offline", action="store_true",
+                    help="skip compiling each test for the GPU targets and checking the code "
+                         "offline (ptxas for PTX, llvm-readobj for hsaco)")
     ap.add_argument("--keep-work", action="store_true",
                     help="keep the scratch folders of passing tests too")
     args = ap.parse_args(argv)
@@ -378,7 +389,7 @@ def main(argv=None):
         d, info = item
         try:
             r = run_test(d, os.path.join(args.tests_dir, d), info, args.bin_dir, work_dir,
-                         args.timeout)
+                         args.timeout, gpu_offline=not args.no_gpu_offline)
         except Exception as e:  # noqa: BLE001 - a harness error is that test's failure
             r = Result(d, False, "harness: %s: %s" % (type(e).__name__, e))
         if r.ok and not args.keep_work:
@@ -413,6 +424,11 @@ def main(argv=None):
         print("unexpectedly passed (remove from %s): %s" % (args.xfail, " ".join(xpasses)))
     if temp_work and not failures and not args.keep_work:
         shutil.rmtree(work_dir, ignore_errors=True)
+    if not args.no_gpu_offline:
+        print("GPU code: every selected test is also compiled for cuda:%s and rocm:%s; %s"
+              % (",".join(gpu_offline_check.CUDA_TARGETS), ",".join(gpu_offline_check.ROCM_TARGETS),
+                 "PTX assembled by " + gpu_offline_check.PTXAS if gpu_offline_check.ptxas_available()
+                 else "ptxas not found at %s: PTX assembly skipped" % gpu_offline_check.PTXAS))
     print("selected %d of %d folders%s" % (len(selected), total, filt))
     print("node-tests: %d passed, %d failed, %d skipped" % (n_pass, n_fail, n_xfail))
     return 1 if n_fail else 0
