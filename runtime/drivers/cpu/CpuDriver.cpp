@@ -1,0 +1,121 @@
+//===- CpuDriver.cpp - The host CPU driver --------------------------------===//
+//
+// Runs kernels compiled to an x86-64 shared object: each kernel K is called
+// through its `K_packed(void **params)` wrapper on the calling thread.
+// Device memory is host memory, so inputs, weights and outputs are used in
+// place and copies are plain memcpy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "drivers/cpu/MemoryLibrary.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace tessel::runtime {
+
+namespace {
+
+using PackedKernel = void (*)(void **);
+
+class CpuExecutable final : public Executable {
+public:
+  Status load(const format::Artifact &artifact) {
+    const format::TargetBinary *binary = nullptr;
+    for (const format::TargetBinary &b : artifact.binaries)
+      if (b.target == "cpu")
+        binary = &b;
+    if (!binary)
+      return unavailable("artifact has no kernels for the CPU" +
+                         targetListSuffix(artifact));
+    if (binary->format != format::TargetBinary::Format::ElfSharedObject)
+      return invalidArtifact("the CPU binary is not an ELF shared object");
+    std::string error;
+    if (!library.load(binary->bytes, error))
+      return invalidArtifact("cannot load the CPU binary: " + error);
+    for (const format::Kernel &k : artifact.kernels) {
+      std::string symbol = k.symbol + "_packed";
+      auto fn = reinterpret_cast<PackedKernel>(library.symbol(symbol));
+      if (!fn)
+        return invalidArtifact("the CPU binary lacks kernel '" + k.symbol +
+                               "' (ONNX node '" + k.onnxNode + "', " +
+                               k.onnxOp + "): no symbol " + symbol);
+      kernels.push_back(fn);
+    }
+    return Status::ok();
+  }
+
+  Status launch(uint32_t kernel, void **params, uint64_t) override {
+    kernels[kernel](params);
+    return Status::ok();
+  }
+
+private:
+  MemoryLibrary library;
+  std::vector<PackedKernel> kernels;
+};
+
+class CpuDevice final : public Device {
+public:
+  const std::string &name() const override { return deviceName; }
+  const std::string &description() const override { return desc; }
+  bool hostAddressable() const override { return true; }
+
+  Status loadExecutable(const format::Artifact &artifact,
+                        std::unique_ptr<Executable> &out) override {
+    auto exe = std::make_unique<CpuExecutable>();
+    TESSEL_RETURN_IF_ERROR(exe->load(artifact));
+    out = std::move(exe);
+    return Status::ok();
+  }
+
+  Status allocate(uint64_t bytes, void **out) override {
+    uint64_t rounded = (bytes + 63) / 64 * 64;
+    *out = rounded ? std::aligned_alloc(64, rounded) : nullptr;
+    if (!*out)
+      return resourceExhausted("cannot allocate " + std::to_string(bytes) +
+                               " bytes of host memory");
+    return Status::ok();
+  }
+  void deallocate(void *ptr) override { std::free(ptr); }
+  Status copyToDevice(void *dst, const void *src, uint64_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
+  Status copyToHost(void *dst, const void *src, uint64_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
+  Status synchronize() override { return Status::ok(); }
+
+private:
+  std::string deviceName = "cpu";
+  std::string desc = "host CPU";
+};
+
+class CpuDriver final : public Driver {
+public:
+  const std::string &name() const override { return driverName; }
+  Status deviceCount(size_t &count) override {
+    count = 1;
+    return Status::ok();
+  }
+  Status createDevice(size_t ordinal, std::shared_ptr<Device> &out) override {
+    if (ordinal != 0)
+      return notFound("the CPU driver has one device, cpu:0");
+    out = std::make_shared<CpuDevice>();
+    return Status::ok();
+  }
+
+private:
+  std::string driverName = "cpu";
+};
+
+} // namespace
+
+std::shared_ptr<Driver> createCpuDriver() {
+  return std::make_shared<CpuDriver>();
+}
+
+} // namespace tessel::runtime

@@ -1,0 +1,186 @@
+//===- Artifact.h - The .tsl artifact: in-memory model and codec -*- C++ -*-===//
+//
+// The artifact is the contract between the compiler and the runtime. This
+// header holds its in-memory model (what the compiler fills in and the
+// runtime reads back) and the codec between that model and the on-disk bytes.
+// It depends on the C++ standard library only, so the runtime stays free of
+// LLVM/MLIR; the compiler links the same code to write artifacts.
+//
+// On-disk layout (all integers little-endian; see docs/design.md):
+//
+//   [0,64)    FileHeader: magic "TESSEL\0\x1a", format version, section table
+//             offset/count, total file size, CRC-32 of the manifest and
+//             of the section table (which holds a CRC-32 per section).
+//   ...       Sections, each aligned to kSectionAlignment (4096) so that the
+//             weights section can be memory-mapped in place:
+//               manifest  : the binary-encoded plan, signatures and kernels
+//               weights   : constant tensors, each aligned to kWeightAlignment
+//               binary.*  : one per target (ELF .so, PTX text, hsaco)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_FORMAT_ARTIFACT_H
+#define TESSEL_RUNTIME_FORMAT_ARTIFACT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel::format {
+
+/// Bumped on any incompatible change of the layout or the manifest encoding.
+constexpr uint32_t kFormatVersionMajor = 1;
+/// Bumped on compatible additions (readers accept any minor of their major).
+constexpr uint32_t kFormatVersionMinor = 0;
+constexpr uint64_t kSectionAlignment = 4096;
+constexpr uint64_t kWeightAlignment = 64;
+/// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
+/// table entry holds.
+constexpr size_t kMaxTargetNameLength = 35;
+/// Sanity limits enforced by validate(): the rank of any shape, the length of
+/// any name, and the extent of any static dimension.
+constexpr size_t kMaxRank = 32;
+constexpr size_t kMaxNameLength = 4096;
+constexpr int64_t kMaxStaticExtent = int64_t(1) << 48;
+
+/// Element types. The numeric values are ONNX's TensorProto.DataType values so
+/// that the frontend, the artifact and the tools speak one vocabulary.
+enum class DType : uint32_t {
+  F32 = 1,
+  U8 = 2,
+  I8 = 3,
+  U16 = 4,
+  I16 = 5,
+  I32 = 6,
+  I64 = 7,
+  Bool = 9,
+  F16 = 10,
+  F64 = 11,
+  U32 = 12,
+  U64 = 13,
+  BF16 = 16,
+};
+
+/// Size in bytes of one element, or 0 for an unknown dtype.
+uint32_t dtypeSize(DType t);
+/// "float32", "int64", ... (numpy names), or "unknown".
+const char *dtypeName(DType t);
+
+/// One dimension of a shape: a static extent (`symbol` empty, `value` >= 0) or
+/// a symbolic one (`symbol` names it, e.g. "batch"; `value` is -1). The same
+/// symbol in two places always denotes the same extent.
+struct Dim {
+  int64_t value = 0;
+  std::string symbol;
+  bool isSymbolic() const { return !symbol.empty(); }
+};
+using Shape = std::vector<Dim>;
+
+/// A storage buffer of the execution plan.
+struct Buffer {
+  enum class Kind : uint32_t {
+    Input = 0,     ///< bound by the user before a run
+    Output = 1,    ///< read by the user after a run
+    Weight = 2,    ///< constant, lives in the weights section
+    Transient = 3, ///< scratch owned by the runtime for the duration of a run
+  };
+  Kind kind = Kind::Transient;
+  DType dtype = DType::F32;
+  Shape shape;              ///< logical shape; bytes = prod(shape) * dtypeSize
+  uint64_t weightOffset = 0; ///< Weight only: offset inside the weights section
+  uint64_t weightSize = 0;   ///< Weight only: size in bytes
+};
+
+/// A named input or output of the model, backed by one buffer.
+struct TensorSignature {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  uint32_t buffer = 0;
+};
+
+/// A kernel of the model, known by the same symbol in every target binary.
+struct Kernel {
+  std::string symbol; ///< entry point: `<symbol>` (GPU) / `<symbol>_packed` (CPU)
+  std::string onnxNode; ///< name of the ONNX node it implements (for errors, traces)
+  std::string onnxOp;   ///< ONNX op type, e.g. "Conv"
+};
+
+/// One argument of a launch: a view of a buffer with the shape the kernel
+/// sees (a Reshape is a view, not a copy). It is passed to the kernel as an
+/// expanded row-major memref descriptor; see docs/design.md "Kernel ABI".
+struct LaunchArg {
+  uint32_t buffer = 0;
+  Shape shape;
+};
+
+/// One step of the plan: run `kernel` over `args` (inputs first, then outputs).
+/// `workSize` is the number of independent work items (the product of the
+/// kernel's parallel loop extents) that GPU targets spread over threads.
+struct Launch {
+  uint32_t kernel = 0;
+  std::vector<LaunchArg> args;
+  Shape workSize;
+};
+
+/// Compiled code for one target.
+struct TargetBinary {
+  enum class Format : uint32_t {
+    ElfSharedObject = 0, ///< x86-64 ELF .so, kernels exported as `<symbol>_packed`
+    Ptx = 1,             ///< PTX text for the CUDA driver JIT
+    Hsaco = 2,           ///< AMDGPU code object (ELF)
+  };
+  std::string target; ///< "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", ...
+  Format format = Format::ElfSharedObject;
+  std::vector<uint8_t> bytes;
+};
+
+/// The whole artifact.
+struct Artifact {
+  std::string producer;  ///< e.g. "tessel-compile 0.1"
+  std::string modelName; ///< ONNX graph name / file stem
+  std::vector<TensorSignature> inputs;
+  std::vector<TensorSignature> outputs;
+  std::vector<Buffer> buffers;
+  std::vector<Kernel> kernels;
+  std::vector<Launch> plan;
+  std::vector<uint8_t> weights; ///< the weights section (each weight 64-byte aligned)
+  /// Set by deserialize: where the weights section starts in the file and its
+  /// size, so that a loader can map it in place instead of copying it.
+  uint64_t weightsFileOffset = 0;
+  uint64_t weightsFileSize = 0;
+  std::vector<TargetBinary> binaries;
+};
+
+/// Renders a shape for messages: "[batch, 3, 224, 224]".
+std::string formatShape(const Shape &shape);
+
+/// Checks the model invariants that deserialize() enforces on every load:
+/// known dtypes, sane shapes, every symbol defined by an input signature,
+/// every index (buffer, kernel) in range, signatures consistent with their
+/// buffers, weight ranges inside the weights section (`weights`, or
+/// `weightsFileSize` bytes when `weights` is empty), unique names. The
+/// compiler calls it before serialize() to catch its own bugs early. On
+/// failure returns false and sets `error` (e.g. "launch 2 (kernel 'k'):
+/// argument 0 refers to buffer 9, but there are 4 buffers").
+bool validate(const Artifact &artifact, std::string &error);
+
+/// Encodes `artifact` into the on-disk bytes. `artifact` must pass
+/// validate() (target names are truncated to kMaxTargetNameLength otherwise).
+std::vector<uint8_t> serialize(const Artifact &artifact);
+
+/// Decodes and validates `size` bytes at `data`. On failure returns false and
+/// sets `error` to a readable reason ("bad magic", "truncated file: ...",
+/// "corrupt section 1 ('weights') (CRC mismatch)", ...). Validation covers
+/// magic, version, sizes, section bounds, alignment and overlap, the CRCs of
+/// the manifest, the section table and every section, zero padding, and
+/// then validate() on the model. It never reads outside [data, data+size).
+/// With `copyWeights` false, `artifact.weights` stays empty and only
+/// weightsFileOffset/weightsFileSize are set (the loader maps them).
+bool deserialize(const uint8_t *data, uint64_t size, Artifact &artifact,
+                 std::string &error, bool copyWeights = true);
+
+} // namespace tessel::format
+
+#endif // TESSEL_RUNTIME_FORMAT_ARTIFACT_H

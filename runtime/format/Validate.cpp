@@ -1,0 +1,339 @@
+//===- Validate.cpp - Semantic checks of an artifact model ----------------===//
+//
+// validate() is what makes a decoded artifact safe to execute: after it
+// passes, every index in the plan is in range, every dtype is known, every
+// static shape fits in memory arithmetic, every symbol can be resolved from
+// the input signatures, and every weight lies inside the weights section.
+// The runtime relies on these facts and does not re-check them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "format/Artifact.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tessel::format {
+
+namespace {
+
+/// Largest byte size of a statically known tensor (leaves room for the
+/// runtime's arithmetic on top).
+constexpr uint64_t kMaxStaticBytes = uint64_t(1) << 62;
+
+std::string quoted(const std::string &s) { return "'" + s + "'"; }
+
+bool isPrintable(const std::string &s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  });
+}
+
+/// A symbol name the linkers and loaders of every target accept: a C
+/// identifier, also allowing '.' and '$' (MLIR and LLVM use them).
+bool isSymbolName(const std::string &s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
+  });
+}
+
+/// Product of the static extents of `shape`, or false on overflow.
+bool staticProduct(const Shape &shape, uint64_t &product) {
+  product = 1;
+  for (const Dim &d : shape)
+    if (!d.isSymbolic() &&
+        __builtin_mul_overflow(product, static_cast<uint64_t>(d.value),
+                               &product))
+      return false;
+  return true;
+}
+
+std::multiset<std::string> symbolsOf(const Shape &shape) {
+  std::multiset<std::string> symbols;
+  for (const Dim &d : shape)
+    if (d.isSymbolic())
+      symbols.insert(d.symbol);
+  return symbols;
+}
+
+/// False when `view` provably has another number of elements than `shape`:
+/// both have the same symbols but different static products. (With other
+/// symbols it depends on the bindings; the runtime checks those.)
+bool mayView(const Shape &view, const Shape &shape) {
+  if (symbolsOf(view) != symbolsOf(shape))
+    return true;
+  uint64_t viewElems, shapeElems;
+  staticProduct(view, viewElems);
+  staticProduct(shape, shapeElems);
+  return viewElems == shapeElems;
+}
+
+bool sameShape(const Shape &a, const Shape &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].symbol != b[i].symbol ||
+        (!a[i].isSymbolic() && a[i].value != b[i].value))
+      return false;
+  return true;
+}
+
+class Validator {
+public:
+  explicit Validator(const Artifact &a)
+      : a(a), weightsSize(a.weights.empty() ? a.weightsFileSize
+                                            : a.weights.size()) {}
+
+  bool run() {
+    return names() && inputSymbols() && buffers() &&
+           signatures(a.inputs, "input", Buffer::Kind::Input) &&
+           signatures(a.outputs, "output", Buffer::Kind::Output) &&
+           bindings() && kernels() && plan() && binaries();
+  }
+
+  std::string error;
+
+private:
+  bool fail(const std::string &what, const std::string &message) {
+    error = what + ": " + message;
+    return false;
+  }
+
+  bool name(const std::string &what, const std::string &s, bool nonEmpty) {
+    if (nonEmpty && s.empty())
+      return fail(what, "empty name");
+    if (s.size() > kMaxNameLength)
+      return fail(what, "name is " + std::to_string(s.size()) +
+                            " bytes long (at most " +
+                            std::to_string(kMaxNameLength) + ")");
+    if (!isPrintable(s))
+      return fail(what, "name contains control characters");
+    return true;
+  }
+
+  bool names() {
+    return name("producer", a.producer, false) &&
+           name("model name", a.modelName, false);
+  }
+
+  /// Collects the symbols the input signatures define.
+  bool inputSymbols() {
+    for (const TensorSignature &s : a.inputs)
+      for (const Dim &d : s.shape)
+        if (d.isSymbolic())
+          defined.insert(d.symbol);
+    return true;
+  }
+
+  bool dtype(const std::string &what, DType t) {
+    if (dtypeSize(t) == 0)
+      return fail(what, "unknown dtype " +
+                            std::to_string(static_cast<uint32_t>(t)));
+    return true;
+  }
+
+  bool shape(const std::string &what, const Shape &s, DType t) {
+    if (s.size() > kMaxRank)
+      return fail(what, "rank " + std::to_string(s.size()) +
+                            " exceeds the maximum of " +
+                            std::to_string(kMaxRank));
+    for (size_t i = 0; i < s.size(); ++i) {
+      const Dim &d = s[i];
+      if (d.isSymbolic()) {
+        if (!name(what + " dim " + std::to_string(i), d.symbol, true))
+          return false;
+        if (!defined.count(d.symbol))
+          return fail(what, "symbol " + quoted(d.symbol) +
+                                " is not defined by any input");
+      } else if (d.value < 0 || d.value > kMaxStaticExtent) {
+        return fail(what, "dim " + std::to_string(i) + " has invalid extent " +
+                              std::to_string(d.value));
+      }
+    }
+    uint64_t elements, bytes;
+    if (!staticProduct(s, elements) ||
+        __builtin_mul_overflow(elements, dtypeSize(t), &bytes) ||
+        bytes > kMaxStaticBytes)
+      return fail(what, "shape " + formatShape(s) + " is too large");
+    return true;
+  }
+
+  bool buffers() {
+    for (size_t i = 0; i < a.buffers.size(); ++i) {
+      const Buffer &b = a.buffers[i];
+      std::string what = "buffer " + std::to_string(i);
+      if (static_cast<uint32_t>(b.kind) > 3)
+        return fail(what, "unknown kind " +
+                              std::to_string(static_cast<uint32_t>(b.kind)));
+      if (!dtype(what, b.dtype) || !shape(what, b.shape, b.dtype))
+        return false;
+      if (b.kind != Buffer::Kind::Weight) {
+        if (b.weightOffset != 0 || b.weightSize != 0)
+          return fail(what, "a non-weight buffer has a weight range");
+        continue;
+      }
+      if (!symbolsOf(b.shape).empty())
+        return fail(what, "a weight has the symbolic shape " +
+                              formatShape(b.shape));
+      uint64_t elements, end;
+      staticProduct(b.shape, elements);
+      if (b.weightSize != elements * dtypeSize(b.dtype))
+        return fail(what, "weight size " + std::to_string(b.weightSize) +
+                              " does not match its shape " +
+                              formatShape(b.shape) + " of " +
+                              dtypeName(b.dtype));
+      if (b.weightOffset % kWeightAlignment != 0)
+        return fail(what, "weight offset " + std::to_string(b.weightOffset) +
+                              " is not " + std::to_string(kWeightAlignment) +
+                              "-byte aligned");
+      if (__builtin_add_overflow(b.weightOffset, b.weightSize, &end) ||
+          end > weightsSize)
+        return fail(what, "weight range [" + std::to_string(b.weightOffset) +
+                              ", " + std::to_string(b.weightOffset) + "+" +
+                              std::to_string(b.weightSize) +
+                              ") is outside the weights section (" +
+                              std::to_string(weightsSize) + " bytes)");
+    }
+    return true;
+  }
+
+  bool signatures(const std::vector<TensorSignature> &sigs, const char *kind,
+                  Buffer::Kind bufferKind) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < sigs.size(); ++i) {
+      const TensorSignature &s = sigs[i];
+      std::string what = std::string(kind) + " " + std::to_string(i);
+      if (!name(what, s.name, true))
+        return false;
+      what += " (" + quoted(s.name) + ")";
+      if (!seen.insert(s.name).second)
+        return fail(what, std::string("duplicate ") + kind + " name");
+      if (!dtype(what, s.dtype) || !shape(what, s.shape, s.dtype))
+        return false;
+      if (s.buffer >= a.buffers.size())
+        return fail(what, "refers to buffer " + std::to_string(s.buffer) +
+                              ", but there are " +
+                              std::to_string(a.buffers.size()) + " buffers");
+      const Buffer &b = a.buffers[s.buffer];
+      std::string buf = "buffer " + std::to_string(s.buffer);
+      if (b.kind != bufferKind)
+        return fail(what, buf + " is not an " + kind + " buffer");
+      // An input is its buffer; an output may be a view of its buffer (the
+      // model ends with a Reshape), and two outputs may share one.
+      bool input = bufferKind == Buffer::Kind::Input;
+      if (b.dtype != s.dtype || (input ? !sameShape(b.shape, s.shape)
+                                       : !mayView(s.shape, b.shape)))
+        return fail(what, std::string(dtypeName(s.dtype)) + " " +
+                              formatShape(s.shape) + " does not match " + buf +
+                              " (" + dtypeName(b.dtype) + " " +
+                              formatShape(b.shape) + ")");
+      if (!bound.insert(s.buffer).second && input)
+        return fail(what, buf + " is bound to two inputs");
+    }
+    return true;
+  }
+
+  /// Every input/output buffer must be reachable through a signature.
+  bool bindings() {
+    for (size_t i = 0; i < a.buffers.size(); ++i) {
+      Buffer::Kind k = a.buffers[i].kind;
+      if ((k == Buffer::Kind::Input || k == Buffer::Kind::Output) &&
+          !bound.count(static_cast<uint32_t>(i)))
+        return fail("buffer " + std::to_string(i),
+                    std::string(k == Buffer::Kind::Input ? "input" : "output") +
+                        " buffer without a signature");
+    }
+    return true;
+  }
+
+  bool kernels() {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < a.kernels.size(); ++i) {
+      const Kernel &k = a.kernels[i];
+      std::string what = "kernel " + std::to_string(i);
+      if (!name(what, k.symbol, true) || !name(what, k.onnxNode, false) ||
+          !name(what, k.onnxOp, false))
+        return false;
+      if (!isSymbolName(k.symbol))
+        return fail(what, "symbol " + quoted(k.symbol) +
+                              " is not a valid symbol name");
+      if (!seen.insert(k.symbol).second)
+        return fail(what, "duplicate symbol " + quoted(k.symbol));
+    }
+    return true;
+  }
+
+  bool plan() {
+    for (size_t i = 0; i < a.plan.size(); ++i) {
+      const Launch &l = a.plan[i];
+      std::string what = "launch " + std::to_string(i);
+      if (l.kernel >= a.kernels.size())
+        return fail(what, "refers to kernel " + std::to_string(l.kernel) +
+                              ", but there are " +
+                              std::to_string(a.kernels.size()) + " kernels");
+      what += " (kernel " + quoted(a.kernels[l.kernel].symbol) + ")";
+      for (size_t j = 0; j < l.args.size(); ++j)
+        if (!launchArg(what + " argument " + std::to_string(j), l.args[j]))
+          return false;
+      if (!shape(what + " work size", l.workSize, DType::U8))
+        return false;
+    }
+    return true;
+  }
+
+  bool launchArg(const std::string &what, const LaunchArg &arg) {
+    if (arg.buffer >= a.buffers.size())
+      return fail(what, "refers to buffer " + std::to_string(arg.buffer) +
+                            ", but there are " +
+                            std::to_string(a.buffers.size()) + " buffers");
+    const Buffer &b = a.buffers[arg.buffer];
+    if (!shape(what, arg.shape, b.dtype))
+      return false;
+    if (!mayView(arg.shape, b.shape))
+      return fail(what, "view " + formatShape(arg.shape) + " of buffer " +
+                            std::to_string(arg.buffer) + " " +
+                            formatShape(b.shape) +
+                            " has a different number of elements");
+    return true;
+  }
+
+  bool binaries() {
+    std::set<std::string> seen;
+    for (const TargetBinary &bin : a.binaries) {
+      std::string what = "binary " + quoted(bin.target);
+      if (bin.target.empty())
+        return fail("binary", "empty target name");
+      if (bin.target.size() > kMaxTargetNameLength || !isPrintable(bin.target))
+        return fail(what, "invalid target name (printable, at most " +
+                              std::to_string(kMaxTargetNameLength) +
+                              " bytes)");
+      if (static_cast<uint32_t>(bin.format) > 2)
+        return fail(what, "unknown format " +
+                              std::to_string(static_cast<uint32_t>(bin.format)));
+      if (!seen.insert(bin.target).second)
+        return fail(what, "duplicate target");
+    }
+    return true;
+  }
+
+  const Artifact &a;
+  uint64_t weightsSize;
+  std::set<std::string> defined;
+  std::set<uint32_t> bound;
+};
+
+} // namespace
+
+bool validate(const Artifact &artifact, std::string &error) {
+  Validator v(artifact);
+  if (v.run())
+    return true;
+  error = v.error;
+  return false;
+}
+
+} // namespace tessel::format

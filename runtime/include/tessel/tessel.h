@@ -1,0 +1,232 @@
+/*===- tessel.h - Tessel runtime C API ------------------------------*- C -*-===*\
+|*                                                                            *|
+|* The stable surface of the runtime: load a compiled artifact (.tsl), pick a *|
+|* device, bind inputs, run, read outputs.                                    *|
+|*                                                                            *|
+|* Conventions:                                                               *|
+|*  - Every fallible call returns a tessel_status_t: NULL means success;     *|
+|*    otherwise the caller owns the status, reads its code and message and   *|
+|*    frees it with tessel_status_free. No call throws or aborts.            *|
+|*  - Results are returned through the last parameters, named out_*; they    *|
+|*    are written only on success.                                           *|
+|*  - Every created object is released with its *_release function.          *|
+|*    Objects are reference counted internally: a session keeps its artifact *|
+|*    and device alive, so they may be released in any order.                *|
+|*  - Strings and arrays returned by the API are owned by the object they    *|
+|*    come from and stay valid as documented per function.                   *|
+|*  - Artifacts and devices may be shared between threads; one session must  *|
+|*    be used by one thread at a time.                                       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TESSEL_TESSEL_H
+#define TESSEL_TESSEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TESSEL_API __attribute__((visibility("default")))
+#else
+#define TESSEL_API
+#endif
+
+/// Version of this API; bumped on incompatible changes.
+#define TESSEL_API_VERSION 1
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tessel_status_code_e {
+  TESSEL_STATUS_OK = 0,
+  /// A caller mistake: wrong dtype or shape, bad argument, NULL pointer.
+  TESSEL_STATUS_INVALID_ARGUMENT = 1,
+  /// A named thing does not exist: file, input, output, driver, device index.
+  TESSEL_STATUS_NOT_FOUND = 2,
+  /// The artifact is corrupt, of an unsupported version, or inconsistent.
+  TESSEL_STATUS_INVALID_ARTIFACT = 3,
+  /// No driver library, no device, or no kernels for the device.
+  TESSEL_STATUS_UNAVAILABLE = 4,
+  /// The call is valid but not now: run before every input is set, an
+  /// output read before a run.
+  TESSEL_STATUS_FAILED_PRECONDITION = 5,
+  /// Out of host or device memory.
+  TESSEL_STATUS_RESOURCE_EXHAUSTED = 6,
+  /// A driver or kernel failed unexpectedly; a bug, not a user error.
+  TESSEL_STATUS_INTERNAL = 7,
+  TESSEL_STATUS_MAX_ENUM = 0x7FFFFFFF, ///< not a code
+} tessel_status_code_t;
+
+/// An error; NULL is success.
+typedef struct tessel_status_s *tessel_status_t;
+
+/// TESSEL_STATUS_OK for NULL.
+TESSEL_API tessel_status_code_t tessel_status_code(tessel_status_t status);
+/// A readable message ("input 'x': dim 1 is 3, expected 4"); "" for NULL.
+/// Valid until the status is freed.
+TESSEL_API const char *tessel_status_message(tessel_status_t status);
+/// Frees a status; NULL is a no-op.
+TESSEL_API void tessel_status_free(tessel_status_t status);
+/// "OK", "INVALID_ARGUMENT", ... (static storage).
+TESSEL_API const char *tessel_status_code_name(tessel_status_code_t code);
+
+/*===----------------------------------------------------------------------===*
+ * Element types (the values are ONNX's TensorProto.DataType)
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tessel_dtype_e {
+  TESSEL_DTYPE_FLOAT32 = 1,
+  TESSEL_DTYPE_UINT8 = 2,
+  TESSEL_DTYPE_INT8 = 3,
+  TESSEL_DTYPE_UINT16 = 4,
+  TESSEL_DTYPE_INT16 = 5,
+  TESSEL_DTYPE_INT32 = 6,
+  TESSEL_DTYPE_INT64 = 7,
+  TESSEL_DTYPE_BOOL = 9,
+  TESSEL_DTYPE_FLOAT16 = 10,
+  TESSEL_DTYPE_FLOAT64 = 11,
+  TESSEL_DTYPE_UINT32 = 12,
+  TESSEL_DTYPE_UINT64 = 13,
+  TESSEL_DTYPE_BFLOAT16 = 16,
+  /// Not a dtype: makes any 32-bit value representable, so that a caller's
+  /// unknown value is reported as an error rather than being undefined.
+  TESSEL_DTYPE_MAX_ENUM = 0x7FFFFFFF,
+} tessel_dtype_t;
+
+/// Bytes per element; 0 for an unknown dtype.
+TESSEL_API size_t tessel_dtype_size(tessel_dtype_t dtype);
+/// numpy's name ("float32", "int64", "bfloat16"); "unknown" otherwise.
+TESSEL_API const char *tessel_dtype_name(tessel_dtype_t dtype);
+
+/*===----------------------------------------------------------------------===*
+ * Artifacts
+ *===----------------------------------------------------------------------===*/
+
+typedef struct tessel_artifact_s tessel_artifact_t;
+
+/// Maps the file at `path` and validates it. Weights are used in place from
+/// the mapping. Errors name the file: "m.tsl: corrupt manifest (CRC ...)".
+TESSEL_API tessel_status_t
+tessel_artifact_load_file(const char *path, tessel_artifact_t **out_artifact);
+/// Validates `size` bytes at `data` and copies them; `data` may be freed
+/// after the call.
+TESSEL_API tessel_status_t tessel_artifact_load_memory(
+    const void *data, size_t size, tessel_artifact_t **out_artifact);
+TESSEL_API void tessel_artifact_release(tessel_artifact_t *artifact);
+
+/// "" when not recorded. Valid while the artifact lives.
+TESSEL_API const char *tessel_artifact_model_name(const tessel_artifact_t *a);
+TESSEL_API const char *tessel_artifact_producer(const tessel_artifact_t *a);
+/// The targets the artifact has kernels for ("cpu", "cuda:sm_90", ...).
+TESSEL_API size_t tessel_artifact_target_count(const tessel_artifact_t *a);
+/// NULL when `index` is out of range.
+TESSEL_API const char *tessel_artifact_target(const tessel_artifact_t *a,
+                                              size_t index);
+
+/// An input or output of the model. `dims[i]` is -1 where the dimension is
+/// symbolic, and then `dim_symbols[i]` names it ("batch"); `dim_symbols[i]`
+/// is NULL for static dims. All pointers stay valid while the artifact lives.
+typedef struct tessel_tensor_info_t {
+  const char *name;
+  tessel_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims;
+  const char *const *dim_symbols;
+} tessel_tensor_info_t;
+
+TESSEL_API size_t tessel_artifact_input_count(const tessel_artifact_t *a);
+TESSEL_API size_t tessel_artifact_output_count(const tessel_artifact_t *a);
+TESSEL_API tessel_status_t tessel_artifact_input_info(
+    const tessel_artifact_t *a, size_t index, tessel_tensor_info_t *out_info);
+TESSEL_API tessel_status_t tessel_artifact_output_info(
+    const tessel_artifact_t *a, size_t index, tessel_tensor_info_t *out_info);
+/// NOT_FOUND, listing the inputs, when there is no input called `name`.
+TESSEL_API tessel_status_t tessel_artifact_find_input(
+    const tessel_artifact_t *a, const char *name, size_t *out_index);
+TESSEL_API tessel_status_t tessel_artifact_find_output(
+    const tessel_artifact_t *a, const char *name, size_t *out_index);
+
+/*===----------------------------------------------------------------------===*
+ * Drivers and devices
+ *===----------------------------------------------------------------------===*/
+
+/// The registered drivers: "cpu", "cuda", "hip".
+TESSEL_API size_t tessel_driver_count(void);
+/// NULL when `index` is out of range.
+TESSEL_API const char *tessel_driver_name(size_t index);
+/// Number of devices of `driver`; UNAVAILABLE with the reason ("no CUDA
+/// driver found (libcuda.so.1: ...)") when there are none.
+TESSEL_API tessel_status_t tessel_driver_device_count(const char *driver,
+                                                      size_t *out_count);
+
+typedef struct tessel_device_s tessel_device_t;
+
+/// Opens a device: "cpu", "cuda", "cuda:N", "hip", "hip:N" (no index means
+/// device 0).
+TESSEL_API tessel_status_t tessel_device_create(const char *spec,
+                                                tessel_device_t **out_device);
+TESSEL_API void tessel_device_release(tessel_device_t *device);
+/// "cpu", "cuda:0", ... Valid while the device lives.
+TESSEL_API const char *tessel_device_name(const tessel_device_t *device);
+/// "NVIDIA H200 (sm_90)", ... Valid while the device lives.
+TESSEL_API const char *tessel_device_description(const tessel_device_t *device);
+
+/*===----------------------------------------------------------------------===*
+ * Sessions
+ *===----------------------------------------------------------------------===*/
+
+typedef struct tessel_session_s tessel_session_t;
+
+/// Loads the artifact's kernels for `device` and uploads its weights.
+/// UNAVAILABLE when the artifact has no kernels for the device.
+TESSEL_API tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
+                                                 tessel_device_t *device,
+                                                 tessel_session_t **out_session);
+TESSEL_API void tessel_session_release(tessel_session_t *session);
+
+/// Copies `data_bytes` bytes of `data` as input `name` with shape
+/// `dims[0..rank)`. Checks the dtype and every dim against the signature and
+/// binds its symbolic dims; a symbol bound differently by another input set
+/// since the last successful run is an error naming both ("symbol 'batch'
+/// bound to 2 by input 'a' and 5 by input 'b'"). So a new batch size only
+/// needs every input set again; inputs kept from earlier runs are checked by
+/// tessel_session_run. On error the previous value of the input stays.
+TESSEL_API tessel_status_t tessel_session_set_input(
+    tessel_session_t *session, const char *name, tessel_dtype_t dtype,
+    size_t rank, const int64_t *dims, const void *data, size_t data_bytes);
+
+/// Runs the plan. FAILED_PRECONDITION, naming it, if an input is not set;
+/// INVALID_ARGUMENT if the inputs bind a symbol to different extents.
+TESSEL_API tessel_status_t tessel_session_run(tessel_session_t *session);
+
+/// A tensor owned by the session.
+typedef struct tessel_tensor_view_t {
+  tessel_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims;
+  const void *data;
+  size_t data_bytes;
+} tessel_tensor_view_t;
+
+/// The output `name` of the last run, in host memory. The view is valid
+/// until the next run or the release of the session.
+TESSEL_API tessel_status_t tessel_session_get_output(
+    tessel_session_t *session, const char *name,
+    tessel_tensor_view_t *out_view);
+/// Copies the output `name` of the last run into `buffer`; INVALID_ARGUMENT
+/// if `buffer_bytes` is smaller than the output.
+TESSEL_API tessel_status_t tessel_session_copy_output(tessel_session_t *session,
+                                                      const char *name,
+                                                      void *buffer,
+                                                      size_t buffer_bytes);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // TESSEL_TESSEL_H

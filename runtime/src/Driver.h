@@ -1,0 +1,133 @@
+//===- Driver.h - The interface every compute backend implements -*- C++ -*-===//
+//
+// A driver ("cpu", "cuda", "hip") enumerates devices; a device owns memory,
+// copies and a queue; an executable is the artifact's kernels loaded on a
+// device. The session (Session.cpp) runs the plan through these interfaces
+// only, so the plan, the shapes and the kernel ABI stay target-independent:
+// a driver implements memory, module loading and one launch.
+//
+// Drivers are registered by name in a process-wide registry. The built-in
+// ones are registered on first use; tests may register more (for example a
+// CUDA driver bound to a fake libcuda) under other names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_SRC_DRIVER_H
+#define TESSEL_RUNTIME_SRC_DRIVER_H
+
+#include "Status.h"
+#include "format/Artifact.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel::runtime {
+
+/// The kernels of one artifact, loaded on one device.
+class Executable {
+public:
+  virtual ~Executable() = default;
+
+  /// Enqueues kernel `kernel` (an index into Artifact::kernels) with the
+  /// argument array of docs/design.md "Kernel ABI". GPU drivers spread
+  /// `workItems` over a 1-D grid and skip the launch when it is 0.
+  virtual Status launch(uint32_t kernel, void **params, uint64_t workItems) = 0;
+};
+
+/// One device of a driver. Addresses of device memory are `void *`; they
+/// are only dereferenced on the host when hostAddressable().
+class Device {
+public:
+  virtual ~Device() = default;
+
+  /// "cpu", "cuda:0", ...
+  virtual const std::string &name() const = 0;
+  /// "NVIDIA H200 (sm_90)", ...
+  virtual const std::string &description() const = 0;
+  /// True when device memory is host memory: the session then binds inputs
+  /// and weights in place and reads outputs without copies.
+  virtual bool hostAddressable() const = 0;
+
+  /// Picks the artifact's binary for this device and loads every kernel.
+  /// UNAVAILABLE when the artifact has no binary for this device,
+  /// INVALID_ARTIFACT when the binary is broken or lacks a kernel.
+  virtual Status loadExecutable(const format::Artifact &artifact,
+                                std::unique_ptr<Executable> &out) = 0;
+
+  /// Allocates `bytes` (> 0) of device memory, 64-byte aligned or better.
+  virtual Status allocate(uint64_t bytes, void **out) = 0;
+  virtual void deallocate(void *ptr) = 0;
+  /// Copies are ordered with launches; the host may reuse `src` once a
+  /// copy to the device returns, and reads `dst` only after synchronize().
+  virtual Status copyToDevice(void *dst, const void *src, uint64_t bytes) = 0;
+  virtual Status copyToHost(void *dst, const void *src, uint64_t bytes) = 0;
+  /// Waits for every enqueued copy and launch; reports kernel failures.
+  virtual Status synchronize() = 0;
+};
+
+/// A compute backend.
+class Driver {
+public:
+  virtual ~Driver() = default;
+
+  virtual const std::string &name() const = 0;
+  /// The number of devices (> 0); UNAVAILABLE with the reason otherwise
+  /// ("no CUDA driver found (libcuda.so.1: ...)", "no CUDA device found").
+  virtual Status deviceCount(size_t &count) = 0;
+  /// Opens device `ordinal` (< deviceCount()).
+  virtual Status createDevice(size_t ordinal, std::shared_ptr<Device> &out) = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+/// Adds `driver` under driver->name(), replacing one of the same name.
+void registerDriver(std::shared_ptr<Driver> driver);
+/// The driver called `name`, or null.
+std::shared_ptr<Driver> findDriver(const std::string &name);
+/// Names of the registered drivers, in registration order.
+std::vector<std::string> driverNames();
+size_t driverCount();
+/// The name of driver `index`, valid for the life of the process; null when
+/// out of range.
+const char *driverNameAt(size_t index);
+
+//===----------------------------------------------------------------------===//
+// Built-in drivers
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<Driver> createCpuDriver();
+/// A CUDA driver that opens the first loadable of `libraries`.
+std::shared_ptr<Driver>
+createCudaDriver(std::string name = "cuda",
+                 std::vector<std::string> libraries = {"libcuda.so.1"});
+/// A HIP driver that opens the first loadable of `libraries`.
+std::shared_ptr<Driver> createHipDriver(
+    std::string name = "hip",
+    std::vector<std::string> libraries = {"libamdhip64.so", "libamdhip64.so.6",
+                                          "libamdhip64.so.5"});
+
+/// Threads per block of GPU launches (docs/design.md "Kernel ABI").
+constexpr unsigned kGpuBlockSize = 256;
+/// The most blocks of a 1-D grid (CUDA's gridDim.x limit; HIP's grid of
+/// 2^32 work items allows fewer, checked by the HIP runtime itself).
+constexpr uint64_t kMaxGpuBlocks = 0x7fffffff;
+/// The 1-D grid of a GPU launch over `workItems` items: one thread per item
+/// (each kernel computes exactly the item of its global thread id, and
+/// threads past the last item do nothing), or 0 when that needs more than
+/// kMaxGpuBlocks blocks.
+inline uint64_t gpuGridSize(uint64_t workItems) {
+  uint64_t blocks = workItems / kGpuBlockSize + (workItems % kGpuBlockSize != 0);
+  return blocks <= kMaxGpuBlocks ? blocks : 0;
+}
+
+/// "artifact has no kernels for CUDA (targets: cpu, rocm:gfx90a)" -- the
+/// shared wording of the drivers' "no binary" errors.
+std::string targetListSuffix(const format::Artifact &artifact);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_SRC_DRIVER_H

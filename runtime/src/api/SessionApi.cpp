@@ -1,0 +1,80 @@
+//===- SessionApi.cpp - C API: sessions -----------------------------------===//
+
+#include "Handles.h"
+
+#include <cstring>
+
+using namespace tessel::runtime;
+
+extern "C" {
+
+tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
+                                      tessel_device_t *device,
+                                      tessel_session_t **out_session) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(artifact, "artifact"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(device, "device"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(out_session, "out_session"));
+    std::unique_ptr<Session> session;
+    TESSEL_RETURN_IF_ERROR(
+        Session::create(artifact->image, device->device, session));
+    *out_session = new tessel_session_t{std::move(session)};
+    return Status::ok();
+  });
+}
+
+void tessel_session_release(tessel_session_t *session) { delete session; }
+
+tessel_status_t tessel_session_set_input(tessel_session_t *session,
+                                         const char *name, tessel_dtype_t dtype,
+                                         size_t rank, const int64_t *dims,
+                                         const void *data, size_t data_bytes) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
+    return session->session->setInput(
+        name, static_cast<tessel::format::DType>(dtype), dims, rank, data,
+        data_bytes);
+  });
+}
+
+tessel_status_t tessel_session_run(tessel_session_t *session) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    return session->session->run();
+  });
+}
+
+tessel_status_t tessel_session_get_output(tessel_session_t *session,
+                                          const char *name,
+                                          tessel_tensor_view_t *out_view) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(out_view, "out_view"));
+    return session->session->getOutput(name, *out_view);
+  });
+}
+
+tessel_status_t tessel_session_copy_output(tessel_session_t *session,
+                                           const char *name, void *buffer,
+                                           size_t buffer_bytes) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
+    tessel_tensor_view_t view;
+    TESSEL_RETURN_IF_ERROR(session->session->getOutput(name, view));
+    if (buffer_bytes < view.data_bytes)
+      return invalidArgument("output '" + std::string(name) + "' has " +
+                             std::to_string(view.data_bytes) +
+                             " bytes, the buffer only " +
+                             std::to_string(buffer_bytes));
+    if (view.data_bytes) {
+      TESSEL_RETURN_IF_ERROR(requireNonNull(buffer, "buffer"));
+      std::memcpy(buffer, view.data, view.data_bytes);
+    }
+    return Status::ok();
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,347 @@
+//===- ArtifactCodecTest.cpp - .tsl layout: round trip and corruption -----===//
+//
+// The file layout: header fields, section alignment, CRCs, and every check
+// deserialize() makes on the header and the section table.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestArtifacts.h"
+#include "format/Crc32.h"
+#include "format/Layout.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace tessel;
+using namespace tessel::format;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+uint32_t rd32(const std::vector<uint8_t> &f, size_t at) {
+  uint32_t v;
+  std::memcpy(&v, &f[at], 4);
+  return v;
+}
+uint64_t rd64(const std::vector<uint8_t> &f, size_t at) {
+  uint64_t v;
+  std::memcpy(&v, &f[at], 8);
+  return v;
+}
+void wr32(std::vector<uint8_t> &f, size_t at, uint32_t v) {
+  std::memcpy(&f[at], &v, 4);
+}
+void wr64(std::vector<uint8_t> &f, size_t at, uint64_t v) {
+  std::memcpy(&f[at], &v, 8);
+}
+
+/// Byte offset of section table entry `i`.
+size_t entry(const std::vector<uint8_t> &f, size_t i) {
+  return static_cast<size_t>(rd64(f, 24)) + i * 64;
+}
+
+/// Recomputes the CRC of section `i` (after moving or resizing it).
+void fixSectionCrc(std::vector<uint8_t> &f, size_t i) {
+  size_t e = entry(f, i);
+  wr32(f, e + 24, crc32(&f[rd64(f, e + 8)], rd64(f, e + 16)));
+}
+
+void fixTableCrc(std::vector<uint8_t> &f) {
+  size_t table = static_cast<size_t>(rd64(f, 24));
+  wr32(f, 40, crc32(&f[table], rd32(f, 32) * 64));
+}
+
+std::string decodeError(const std::vector<uint8_t> &f) {
+  Artifact a;
+  std::string error;
+  EXPECT_FALSE(deserialize(f.data(), f.size(), a, error));
+  return error;
+}
+
+/// A small artifact with fake binaries (the codec does not look inside).
+Artifact small() {
+  Artifact a = test::weightModel({false, false, false});
+  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
+                        {0x7f, 'E', 'L', 'F', 1, 2, 3}});
+  a.binaries.push_back({"cuda:sm_90a", TargetBinary::Format::Ptx,
+                        {'.', 'v', 'e', 'r'}});
+  return a;
+}
+
+void expectSameShape(const Shape &a, const Shape &b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].symbol, b[i].symbol);
+    EXPECT_EQ(a[i].value, b[i].value);
+  }
+}
+
+TEST(ArtifactCodec, RoundTripPreservesEverything) {
+  Artifact in = test::addModel({false, false, false});
+  in.binaries.push_back({"rocm:gfx90a:xnack-", TargetBinary::Format::Hsaco,
+                         std::vector<uint8_t>(5000, 0xCD)});
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
+
+  EXPECT_EQ(out.producer, "tessel-tests");
+  EXPECT_EQ(out.modelName, "add");
+  ASSERT_EQ(out.inputs.size(), 2u);
+  EXPECT_EQ(out.inputs[1].name, "b");
+  EXPECT_EQ(out.inputs[1].buffer, 1u);
+  expectSameShape(out.inputs[0].shape, in.inputs[0].shape);
+  EXPECT_EQ(out.inputs[0].shape[0].value, -1);
+  ASSERT_EQ(out.outputs.size(), 2u);
+  EXPECT_EQ(out.outputs[1].shape.size(), 0u);
+  ASSERT_EQ(out.buffers.size(), in.buffers.size());
+  for (size_t i = 0; i < in.buffers.size(); ++i) {
+    EXPECT_EQ(out.buffers[i].kind, in.buffers[i].kind);
+    EXPECT_EQ(out.buffers[i].dtype, in.buffers[i].dtype);
+    expectSameShape(out.buffers[i].shape, in.buffers[i].shape);
+  }
+  ASSERT_EQ(out.kernels.size(), 2u);
+  EXPECT_EQ(out.kernels[1].symbol, "sum_all");
+  EXPECT_EQ(out.kernels[1].onnxNode, "ReduceSum_0");
+  EXPECT_EQ(out.kernels[1].onnxOp, "ReduceSum");
+  ASSERT_EQ(out.plan.size(), 3u);
+  EXPECT_EQ(out.plan[2].kernel, 1u);
+  ASSERT_EQ(out.plan[2].args.size(), 2u);
+  expectSameShape(out.plan[2].args[0].shape, in.plan[2].args[0].shape);
+  expectSameShape(out.plan[1].workSize, in.plan[1].workSize);
+  ASSERT_EQ(out.binaries.size(), 1u);
+  EXPECT_EQ(out.binaries[0].target, "rocm:gfx90a:xnack-");
+  EXPECT_EQ(out.binaries[0].format, TargetBinary::Format::Hsaco);
+  EXPECT_EQ(out.binaries[0].bytes, in.binaries[0].bytes);
+}
+
+TEST(ArtifactCodec, WeightsRoundTripAndMapInPlace) {
+  Artifact in = small();
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact copied, mapped;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), copied, error)) << error;
+  EXPECT_EQ(copied.weights, in.weights);
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), mapped, error,
+                          /*copyWeights=*/false))
+      << error;
+  EXPECT_TRUE(mapped.weights.empty());
+  EXPECT_EQ(mapped.weightsFileSize, in.weights.size());
+  EXPECT_EQ(mapped.weightsFileOffset % kSectionAlignment, 0u);
+  EXPECT_EQ(0, std::memcmp(&bytes[mapped.weightsFileOffset], in.weights.data(),
+                           in.weights.size()));
+  EXPECT_EQ(copied.weightsFileOffset, mapped.weightsFileOffset);
+}
+
+TEST(ArtifactCodec, HeaderAndSectionLayout) {
+  std::vector<uint8_t> f = serialize(small());
+  ASSERT_GE(f.size(), 64u);
+  EXPECT_EQ(0, std::memcmp(f.data(), "TESSEL\0\x1a", 8));
+  EXPECT_EQ(rd32(f, 8), kFormatVersionMajor);
+  EXPECT_EQ(rd32(f, 12), kFormatVersionMinor);
+  EXPECT_EQ(rd64(f, 16), f.size());
+  EXPECT_EQ(rd64(f, 24), 64u);
+  ASSERT_EQ(rd32(f, 32), 4u); // manifest, weights, 2 binaries
+  const char *names[] = {"manifest", "weights", "cpu", "cuda:sm_90a"};
+  for (size_t i = 0; i < 4; ++i) {
+    size_t e = entry(f, i);
+    EXPECT_EQ(rd64(f, e + 8) % 4096, 0u) << names[i];
+    EXPECT_EQ(rd32(f, e + 24), crc32(&f[rd64(f, e + 8)], rd64(f, e + 16)))
+        << names[i];
+    EXPECT_STREQ(reinterpret_cast<const char *>(&f[e + 28]), names[i]);
+  }
+  // Padding and reserved bytes are zeros.
+  for (size_t i = 44; i < 64; ++i)
+    EXPECT_EQ(f[i], 0) << i;
+  for (size_t i = 64 + 4 * 64; i < 4096; ++i)
+    ASSERT_EQ(f[i], 0) << i;
+  size_t manifest = entry(f, 0);
+  EXPECT_EQ(rd32(f, 36),
+            crc32(&f[rd64(f, manifest + 8)], rd64(f, manifest + 16)));
+  EXPECT_EQ(rd32(f, 40), crc32(&f[64], 4 * 64));
+}
+
+TEST(ArtifactCodec, EmptyModelRoundTrips) {
+  Artifact empty;
+  std::vector<uint8_t> f = serialize(empty);
+  Artifact out;
+  std::string error;
+  EXPECT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  EXPECT_TRUE(out.plan.empty());
+  EXPECT_EQ(out.weightsFileSize, 0u);
+}
+
+TEST(ArtifactCodec, RejectsBadMagic) {
+  std::vector<uint8_t> f = serialize(small());
+  f[0] = 'X';
+  EXPECT_THAT(decodeError(f), HasSubstr("bad magic"));
+}
+
+TEST(ArtifactCodec, RejectsOtherMajorVersion) {
+  std::vector<uint8_t> f = serialize(small());
+  wr32(f, 8, 2);
+  EXPECT_EQ(decodeError(f),
+            "unsupported format version 2.0 (this runtime reads 1.x)");
+}
+
+TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAppendedFields) {
+  Artifact in = small();
+  std::vector<uint8_t> f = serialize(in);
+  wr32(f, 12, kFormatVersionMinor + 1);
+  Artifact out;
+  std::string error;
+  EXPECT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+}
+
+TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {
+  std::vector<uint8_t> f = serialize(small());
+  std::vector<uint8_t> cut(f.begin(), f.end() - 1);
+  EXPECT_THAT(decodeError(cut), StartsWith("truncated file: the header says"));
+  std::vector<uint8_t> tiny(f.begin(), f.begin() + 10);
+  EXPECT_THAT(decodeError(tiny), HasSubstr("smaller than the 64-byte header"));
+  std::vector<uint8_t> longer = f;
+  longer.push_back(0);
+  EXPECT_THAT(decodeError(longer), HasSubstr("trailing data"));
+  EXPECT_THAT(decodeError({}), StartsWith("truncated file: 0 bytes"));
+}
+
+TEST(ArtifactCodec, RejectsCorruptSectionTable) {
+  std::vector<uint8_t> f = serialize(small());
+  f[entry(f, 1) + 16] ^= 1; // weights size, without fixing the CRC
+  EXPECT_EQ(decodeError(f), "corrupt section table (CRC mismatch)");
+}
+
+TEST(ArtifactCodec, RejectsCorruptionAnywhere) {
+  std::vector<uint8_t> f = serialize(small());
+  f[rd64(f, entry(f, 0) + 8) + 3] ^= 0x40;
+  EXPECT_EQ(decodeError(f), "corrupt section 0 ('manifest') (CRC mismatch)");
+  f = serialize(small());
+  f[rd64(f, entry(f, 1) + 8) + 5] ^= 0x01; // a weight
+  EXPECT_EQ(decodeError(f), "corrupt section 1 ('weights') (CRC mismatch)");
+  f = serialize(small());
+  f[rd64(f, entry(f, 2) + 8)] ^= 0x10; // the CPU binary
+  EXPECT_EQ(decodeError(f), "corrupt section 2 ('cpu') (CRC mismatch)");
+  f = serialize(small());
+  f[1000] = 7; // padding after the section table
+  EXPECT_EQ(decodeError(f), "corrupt padding at offset 1000 (expected zeros)");
+  f = serialize(small());
+  f[rd64(f, entry(f, 0) + 8) + rd64(f, entry(f, 0) + 16) + 1] = 1;
+  EXPECT_THAT(decodeError(f), HasSubstr("corrupt padding at offset"));
+  f = serialize(small());
+  f[50] = 1;
+  EXPECT_EQ(decodeError(f), "corrupt header (reserved bytes are not zero)");
+  f = serialize(small());
+  f[36] ^= 1; // the header's copy of the manifest CRC
+  EXPECT_EQ(decodeError(f), "corrupt manifest (CRC mismatch)");
+}
+
+TEST(ArtifactCodec, RejectsTableOutsideFile) {
+  std::vector<uint8_t> f = serialize(small());
+  wr32(f, 32, 100000);
+  EXPECT_THAT(decodeError(f), HasSubstr("section table"));
+  f = serialize(small());
+  wr64(f, 24, f.size() - 10);
+  EXPECT_THAT(decodeError(f), HasSubstr("is outside the file"));
+  f = serialize(small());
+  wr64(f, 24, 8); // overlaps the header
+  EXPECT_THAT(decodeError(f), HasSubstr("is outside the file"));
+}
+
+TEST(ArtifactCodec, RejectsMisalignedSection) {
+  std::vector<uint8_t> f = serialize(small());
+  wr64(f, entry(f, 1) + 8, rd64(f, entry(f, 1) + 8) + 64);
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("is not 4096-byte aligned"));
+}
+
+TEST(ArtifactCodec, RejectsSectionOutOfBounds) {
+  std::vector<uint8_t> f = serialize(small());
+  wr64(f, entry(f, 2) + 16, f.size());
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("is outside the file"));
+  f = serialize(small());
+  wr64(f, entry(f, 2) + 16, ~uint64_t(0)); // offset + size overflows
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("is outside the file"));
+}
+
+TEST(ArtifactCodec, RejectsOverlappingSections) {
+  std::vector<uint8_t> f = serialize(small());
+  // Point the cpu binary at the manifest.
+  wr64(f, entry(f, 2) + 8, rd64(f, entry(f, 0) + 8));
+  fixSectionCrc(f, 2);
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("overlap"));
+}
+
+TEST(ArtifactCodec, RejectsMissingOrDuplicateSections) {
+  std::vector<uint8_t> f = serialize(small());
+  wr32(f, entry(f, 0), 3); // the manifest becomes a binary
+  fixTableCrc(f);
+  EXPECT_EQ(decodeError(f), "no manifest section");
+  f = serialize(small());
+  wr32(f, entry(f, 2), 2); // a binary becomes a second weights section
+  fixTableCrc(f);
+  EXPECT_EQ(decodeError(f), "more than one weights section");
+}
+
+TEST(ArtifactCodec, UnknownSectionKindOnlyFromNewerMinor) {
+  std::vector<uint8_t> f = serialize(small());
+  wr32(f, entry(f, 3), 77);
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("unknown section kind 77"));
+  wr32(f, 12, kFormatVersionMinor + 1);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  EXPECT_EQ(out.binaries.size(), 1u); // the unknown section is skipped
+}
+
+TEST(ArtifactCodec, RejectsUnterminatedSectionName) {
+  std::vector<uint8_t> f = serialize(small());
+  std::memset(&f[entry(f, 2) + 28], 'x', 36);
+  fixTableCrc(f);
+  EXPECT_THAT(decodeError(f), HasSubstr("name is not NUL-terminated"));
+}
+
+TEST(ArtifactCodec, FailedDecodeLeavesEmptyArtifact) {
+  std::vector<uint8_t> f = serialize(small());
+  f[rd64(f, entry(f, 0) + 8)] ^= 1;
+  Artifact out = small();
+  std::string error;
+  EXPECT_FALSE(deserialize(f.data(), f.size(), out, error));
+  EXPECT_TRUE(out.buffers.empty());
+  EXPECT_TRUE(out.binaries.empty());
+}
+
+TEST(ArtifactCodec, Crc32MatchesTheStandardCheckValue) {
+  EXPECT_EQ(crc32("123456789", 9), 0xCBF43926u);
+  EXPECT_EQ(crc32("", 0), 0u);
+  // Chunked computation equals one pass.
+  EXPECT_EQ(crc32("6789", 4, crc32("12345", 5)), 0xCBF43926u);
+  // The 8-bytes-at-a-time path agrees with byte-at-a-time at every length.
+  std::vector<uint8_t> data(1000);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<uint8_t>(i * 131 + 7);
+  uint32_t bytewise = 0;
+  for (size_t n = 0; n < data.size(); ++n) {
+    ASSERT_EQ(crc32(data.data(), n), bytewise) << n;
+    bytewise = crc32(&data[n], 1, bytewise);
+  }
+}
+
+TEST(ArtifactCodec, DTypesAndShapes) {
+  EXPECT_EQ(dtypeSize(DType::F32), 4u);
+  EXPECT_EQ(dtypeSize(DType::BF16), 2u);
+  EXPECT_EQ(dtypeSize(DType::Bool), 1u);
+  EXPECT_EQ(dtypeSize(static_cast<DType>(8)), 0u); // ONNX STRING
+  EXPECT_STREQ(dtypeName(DType::I64), "int64");
+  EXPECT_STREQ(dtypeName(static_cast<DType>(99)), "unknown");
+  EXPECT_EQ(formatShape({{-1, "batch"}, {3, ""}}), "[batch, 3]");
+  EXPECT_EQ(formatShape({}), "[]");
+}
+
+} // namespace

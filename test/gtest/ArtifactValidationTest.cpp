@@ -1,0 +1,196 @@
+//===- ArtifactValidationTest.cpp - Every semantic check of validate() ----===//
+//
+// Each case breaks one invariant of a valid model, serializes it (serialize
+// does not check) and expects deserialize() to reject it with a message
+// naming the culprit; validate() must say the same on the model directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestArtifacts.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace tessel;
+using namespace tessel::format;
+using ::testing::HasSubstr;
+
+namespace {
+
+struct Case {
+  const char *name;
+  std::function<void(Artifact &)> mutate;
+  const char *expected;
+};
+
+Artifact base() {
+  Artifact a = test::addModel({false, false, false});
+  // Add a weight and a binary so that their checks have something to see.
+  Buffer w;
+  w.kind = Buffer::Kind::Weight;
+  w.dtype = DType::F32;
+  w.shape = {{2, ""}};
+  w.weightOffset = 64;
+  w.weightSize = 8;
+  a.buffers.push_back(w);
+  a.weights.resize(128);
+  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject, {1}});
+  return a;
+}
+
+constexpr uint32_t kWeight = 5;
+
+const Case kCases[] = {
+    {"UnknownBufferDType",
+     [](Artifact &a) { a.buffers[2].dtype = static_cast<DType>(8); },
+     "buffer 2: unknown dtype 8"},
+    {"UnknownBufferKind",
+     [](Artifact &a) { a.buffers[2].kind = static_cast<Buffer::Kind>(9); },
+     "buffer 2: unknown kind 9"},
+    {"NegativeDim", [](Artifact &a) { a.buffers[2].shape = {{-3, ""}}; },
+     "buffer 2: dim 0 has invalid extent -3"},
+    {"HugeDim",
+     [](Artifact &a) { a.buffers[2].shape = {{int64_t(1) << 50, ""}}; },
+     "buffer 2: dim 0 has invalid extent"},
+    {"ShapeTooLarge",
+     [](Artifact &a) {
+       a.buffers[2].shape = Shape(4, Dim{int64_t(1) << 40, ""});
+     },
+     "is too large"},
+    {"RankTooLarge",
+     [](Artifact &a) { a.buffers[2].shape = Shape(33, Dim{1, ""}); },
+     "rank 33 exceeds the maximum of 32"},
+    {"UndefinedSymbol",
+     [](Artifact &a) { a.buffers[2].shape = {{-1, "seq"}}; },
+     "buffer 2: symbol 'seq' is not defined by any input"},
+    {"UndefinedSymbolInOutput",
+     [](Artifact &a) {
+       a.outputs[0].shape = {{-1, "seq"}};
+       a.buffers[3].shape = {{-1, "seq"}};
+     },
+     "symbol 'seq' is not defined by any input"},
+    {"ControlCharacterInName", [](Artifact &a) { a.modelName = "m\x01"; },
+     "model name: name contains control characters"},
+    {"InputBufferOutOfRange", [](Artifact &a) { a.inputs[1].buffer = 40; },
+     "input 1 ('b'): refers to buffer 40, but there are 6 buffers"},
+    {"InputBoundToTransient", [](Artifact &a) { a.inputs[1].buffer = 2; },
+     "input 1 ('b'): buffer 2 is not an input buffer"},
+    {"SignatureDTypeMismatch",
+     [](Artifact &a) { a.inputs[0].dtype = DType::I64; },
+     "input 0 ('a'): int64 [batch] does not match buffer 0 (float32 [batch])"},
+    {"SignatureShapeMismatch",
+     [](Artifact &a) { a.outputs[1].shape = {{2, ""}}; },
+     "output 1 ('s'): float32 [2] does not match buffer 4 (float32 [])"},
+    {"InputShapeIsNotAView",
+     [](Artifact &a) {
+       a.inputs[0].shape = {{1, ""}, {-1, "batch"}};
+     },
+     "input 0 ('a'): float32 [1, batch] does not match buffer 0 (float32 "
+     "[batch])"},
+    {"DuplicateInputName", [](Artifact &a) { a.inputs[1].name = "a"; },
+     "input 1 ('a'): duplicate input name"},
+    {"EmptyOutputName", [](Artifact &a) { a.outputs[0].name = ""; },
+     "output 0: empty name"},
+    {"TwoInputsOneBuffer", [](Artifact &a) { a.inputs[1].buffer = 0; },
+     "input 1 ('b'): buffer 0 is bound to two inputs"},
+    {"InputBufferWithoutSignature",
+     [](Artifact &a) { a.buffers[2].kind = Buffer::Kind::Input; },
+     "buffer 2: input buffer without a signature"},
+    {"KernelOutOfRange", [](Artifact &a) { a.plan[1].kernel = 7; },
+     "launch 1: refers to kernel 7, but there are 2 kernels"},
+    {"LaunchBufferOutOfRange", [](Artifact &a) { a.plan[2].args[1].buffer = 99; },
+     "launch 2 (kernel 'sum_all') argument 1: refers to buffer 99, but there "
+     "are 6 buffers"},
+    {"ViewWithOtherElementCount",
+     [](Artifact &a) { a.plan[2].args[0].shape = {{2, ""}, {-1, "batch"}}; },
+     "view [2, batch] of buffer 3 [batch] has a different number of elements"},
+    {"WorkSizeWithUndefinedSymbol",
+     [](Artifact &a) { a.plan[0].workSize = {{-1, "q"}}; },
+     "launch 0 (kernel 'add') work size: symbol 'q' is not defined"},
+    {"KernelSymbolNotIdentifier",
+     [](Artifact &a) { a.kernels[0].symbol = "add; rm"; },
+     "kernel 0: symbol 'add; rm' is not a valid symbol name"},
+    {"DuplicateKernelSymbol",
+     [](Artifact &a) { a.kernels[1].symbol = "add"; },
+     "kernel 1: duplicate symbol 'add'"},
+    {"WeightOutsideSection",
+     [](Artifact &a) { a.buffers[kWeight].weightOffset = 128; },
+     "buffer 5: weight range [128, 128+8) is outside the weights section (128 "
+     "bytes)"},
+    {"WeightRangeOverflows",
+     [](Artifact &a) {
+       a.buffers[kWeight].weightOffset = ~uint64_t(0) - 63;
+     },
+     "is outside the weights section"},
+    {"WeightMisaligned",
+     [](Artifact &a) { a.buffers[kWeight].weightOffset = 4; },
+     "buffer 5: weight offset 4 is not 64-byte aligned"},
+    {"WeightSizeMismatch",
+     [](Artifact &a) { a.buffers[kWeight].weightSize = 12; },
+     "buffer 5: weight size 12 does not match its shape [2] of float32"},
+    {"SymbolicWeight",
+     [](Artifact &a) { a.buffers[kWeight].shape = {{-1, "batch"}}; },
+     "buffer 5: a weight has the symbolic shape [batch]"},
+    {"WeightRangeOnTransient",
+     [](Artifact &a) { a.buffers[2].weightSize = 4; },
+     "buffer 2: a non-weight buffer has a weight range"},
+    {"DuplicateTarget",
+     [](Artifact &a) { a.binaries.push_back(a.binaries[0]); },
+     "binary 'cpu': duplicate target"},
+    {"UnknownBinaryFormat",
+     [](Artifact &a) {
+       a.binaries[0].format = static_cast<TargetBinary::Format>(5);
+     },
+     "binary 'cpu': unknown format 5"},
+};
+
+class Validation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
+  Artifact a = base();
+  GetParam().mutate(a);
+  std::string direct;
+  EXPECT_FALSE(validate(a, direct));
+  EXPECT_THAT(direct, HasSubstr(GetParam().expected));
+
+  std::vector<uint8_t> bytes = serialize(a);
+  Artifact out;
+  std::string error;
+  EXPECT_FALSE(deserialize(bytes.data(), bytes.size(), out, error));
+  EXPECT_EQ(error, "invalid artifact: " + direct);
+}
+
+INSTANTIATE_TEST_SUITE_P(Artifact, Validation, ::testing::ValuesIn(kCases),
+                         [](const auto &info) { return info.param.name; });
+
+TEST(Validation, ValidModelsPass) {
+  std::string error;
+  EXPECT_TRUE(validate(base(), error)) << error;
+  EXPECT_TRUE(validate(test::weightModel(), error)) << error;
+  EXPECT_TRUE(validate(test::probeModel(), error)) << error;
+}
+
+TEST(Validation, OutputsMayViewTheirBufferAndShareIt) {
+  Artifact a = base();
+  a.outputs[1].shape = {{1, ""}, {1, ""}}; // s: [] seen as [1, 1]
+  a.outputs.push_back(a.outputs[0]);        // y twice, as y and y2
+  a.outputs.back().name = "y2";
+  a.kernels[0].symbol = "tessel_k0.stage$1";
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+}
+
+TEST(Validation, UsesTheMappedWeightsSizeWhenWeightsAreNotCopied) {
+  Artifact a = base();
+  a.weights.clear();
+  a.weightsFileSize = 128;
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+  a.weightsFileSize = 70; // the weight at [64, 72) no longer fits
+  EXPECT_FALSE(validate(a, error));
+  EXPECT_THAT(error, HasSubstr("outside the weights section (70 bytes)"));
+}
+
+} // namespace

@@ -1,0 +1,352 @@
+//===- SessionTest.cpp - C API sessions: binding, running, outputs --------===//
+//
+// Input validation and symbol binding through tessel_session_set_input, the
+// run/output protocol and handle lifetimes, on the CPU driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LaunchParams.h"
+#include "TestArtifacts.h"
+#include "tessel/tessel.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace tessel;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+struct Result {
+  tessel_status_code_t code;
+  std::string message;
+};
+Result take(tessel_status_t s) {
+  Result r{tessel_status_code(s), tessel_status_message(s)};
+  tessel_status_free(s);
+  return r;
+}
+
+#define ASSERT_OK(expr)                                                        \
+  do {                                                                         \
+    Result r_ = take(expr);                                                    \
+    ASSERT_EQ(r_.code, TESSEL_STATUS_OK) << r_.message;                        \
+  } while (0)
+
+/// An artifact, the CPU device and a session over them.
+class SessionTest : public ::testing::Test {
+protected:
+  void open(const format::Artifact &model) {
+    std::vector<uint8_t> bytes = format::serialize(model);
+    ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact));
+    ASSERT_OK(tessel_device_create("cpu", &device));
+    ASSERT_OK(tessel_session_create(artifact, device, &session));
+  }
+  void TearDown() override {
+    tessel_session_release(session);
+    tessel_device_release(device);
+    tessel_artifact_release(artifact);
+  }
+
+  tessel_status_t setFloats(const char *name, std::vector<int64_t> dims,
+                            const std::vector<float> &values) {
+    return tessel_session_set_input(session, name, TESSEL_DTYPE_FLOAT32,
+                                    dims.size(), dims.data(), values.data(),
+                                    values.size() * sizeof(float));
+  }
+
+  std::vector<float> output(const char *name, std::vector<int64_t> *dims) {
+    tessel_tensor_view_t view;
+    Result r = take(tessel_session_get_output(session, name, &view));
+    EXPECT_EQ(r.code, TESSEL_STATUS_OK) << r.message;
+    if (r.code != TESSEL_STATUS_OK)
+      return {};
+    EXPECT_EQ(view.dtype, TESSEL_DTYPE_FLOAT32);
+    if (dims)
+      dims->assign(view.dims, view.dims + view.rank);
+    std::vector<float> values(view.data_bytes / sizeof(float));
+    if (view.data_bytes)
+      std::memcpy(values.data(), view.data, view.data_bytes);
+    return values;
+  }
+
+  tessel_artifact_t *artifact = nullptr;
+  tessel_device_t *device = nullptr;
+  tessel_session_t *session = nullptr;
+};
+
+TEST_F(SessionTest, RunsWithSymbolicBatchAndRebinds) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {4}, {1, 2, 3, 4}));
+  ASSERT_OK(setFloats("b", {4}, {10, 20, 30, 40}));
+  ASSERT_OK(tessel_session_run(session));
+  std::vector<int64_t> dims;
+  EXPECT_THAT(output("y", &dims), ElementsAre(12, 24, 36, 48));
+  EXPECT_THAT(dims, ElementsAre(4));
+  EXPECT_THAT(output("s", &dims), ElementsAre(120));
+  EXPECT_TRUE(dims.empty());
+
+  // A smaller batch, then a larger one: buffers are resized.
+  ASSERT_OK(setFloats("a", {2}, {1, 1}));
+  ASSERT_OK(setFloats("b", {2}, {5, 6}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("y", &dims), ElementsAre(7, 8));
+  std::vector<float> big(1000, 1.0f);
+  ASSERT_OK(setFloats("a", {1000}, big));
+  ASSERT_OK(setFloats("b", {1000}, big));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("s", nullptr), ElementsAre(3000));
+}
+
+TEST_F(SessionTest, EmptyBatch) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {0}, {}));
+  ASSERT_OK(setFloats("b", {0}, {}));
+  ASSERT_OK(tessel_session_run(session));
+  std::vector<int64_t> dims;
+  EXPECT_TRUE(output("y", &dims).empty());
+  EXPECT_THAT(dims, ElementsAre(0));
+  EXPECT_THAT(output("s", nullptr), ElementsAre(0));
+}
+
+TEST_F(SessionTest, InputsAreCopied) {
+  open(test::addModel());
+  std::vector<float> a = {1, 2}, b = {3, 4};
+  int64_t dims[] = {2};
+  ASSERT_OK(tessel_session_set_input(session, "a", TESSEL_DTYPE_FLOAT32, 1,
+                                     dims, a.data(), 8));
+  ASSERT_OK(tessel_session_set_input(session, "b", TESSEL_DTYPE_FLOAT32, 1,
+                                     dims, b.data(), 8));
+  a = {100, 100};
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("y", nullptr), ElementsAre(5, 8));
+}
+
+TEST_F(SessionTest, WrongDTypeNamesTheInput) {
+  open(test::addModel());
+  std::vector<int64_t> values = {1, 2};
+  int64_t dims[] = {2};
+  Result r = take(tessel_session_set_input(session, "a", TESSEL_DTYPE_INT64, 1,
+                                           dims, values.data(), 16));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "input 'a': expected dtype float32, got int64");
+  r = take(tessel_session_set_input(session, "a",
+                                    static_cast<tessel_dtype_t>(42), 1, dims,
+                                    values.data(), 16));
+  EXPECT_EQ(r.message, "input 'a': expected dtype float32, got unknown dtype 42");
+}
+
+TEST_F(SessionTest, WrongRankAndUnknownInput) {
+  open(test::addModel());
+  Result r = take(setFloats("a", {1, 2}, {1, 2}));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "input 'a': expected rank 1 [batch], got rank 2");
+  r = take(setFloats("c", {2}, {1, 2}));
+  EXPECT_EQ(r.code, TESSEL_STATUS_NOT_FOUND);
+  EXPECT_EQ(r.message, "unknown input 'c' (inputs: 'a', 'b')");
+  r = take(setFloats("a", {-1}, {}));
+  EXPECT_EQ(r.message, "input 'a': dim 0 is negative (-1)");
+}
+
+TEST_F(SessionTest, ConflictingSymbolBindingNamesBothInputs) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {2}, {1, 2}));
+  Result r = take(setFloats("b", {5}, {1, 2, 3, 4, 5}));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "symbol 'batch' bound to 2 by input 'a' and 5 by input 'b'");
+  // The failed call changed nothing: b is still unset.
+  r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_FAILED_PRECONDITION);
+  EXPECT_EQ(r.message, "input 'b' is not set");
+  ASSERT_OK(setFloats("b", {2}, {1, 2}));
+  // Re-setting a input is checked against the others, not against itself.
+  r = take(setFloats("a", {3}, {1, 2, 3}));
+  EXPECT_EQ(r.message, "symbol 'batch' bound to 2 by input 'b' and 3 by input 'a'");
+  ASSERT_OK(setFloats("a", {2}, {3, 4}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("y", nullptr), ElementsAre(7, 10));
+
+  // After a run, a new batch needs every input again: a kept input that
+  // disagrees is reported by run().
+  ASSERT_OK(setFloats("a", {3}, {1, 1, 1}));
+  r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "symbol 'batch' bound to 3 by input 'a' and 2 by input 'b'");
+  ASSERT_OK(setFloats("b", {3}, {1, 2, 3}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("y", nullptr), ElementsAre(3, 4, 5));
+}
+
+TEST_F(SessionTest, KeptInputsAreReusedAcrossRuns) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {2}, {1, 2}));
+  ASSERT_OK(setFloats("b", {2}, {0, 0}));
+  ASSERT_OK(tessel_session_run(session));
+  ASSERT_OK(setFloats("b", {2}, {1, 1}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("y", nullptr), ElementsAre(3, 5));
+}
+
+TEST_F(SessionTest, StaticDimAndByteCountMismatch) {
+  open(test::weightModel());
+  Result r = take(setFloats("x", {4}, {1, 2, 3, 4}));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "input 'x': dim 0 is 4, expected 3");
+  int64_t dims[] = {3};
+  float values[3] = {1, 2, 3};
+  r = take(tessel_session_set_input(session, "x", TESSEL_DTYPE_FLOAT32, 1, dims,
+                                    values, 8));
+  EXPECT_EQ(r.message,
+            "input 'x': got 8 bytes of data, expected 12 for float32 [3]");
+  r = take(tessel_session_set_input(session, "x", TESSEL_DTYPE_FLOAT32, 1, dims,
+                                    nullptr, 12));
+  EXPECT_EQ(r.message, "input 'x': data is null");
+}
+
+TEST_F(SessionTest, OutputsBeforeRunAndUnknownOutputs) {
+  open(test::addModel());
+  tessel_tensor_view_t view;
+  Result r = take(tessel_session_get_output(session, "y", &view));
+  EXPECT_EQ(r.code, TESSEL_STATUS_FAILED_PRECONDITION);
+  r = take(tessel_session_get_output(session, "q", &view));
+  EXPECT_EQ(r.code, TESSEL_STATUS_NOT_FOUND);
+  EXPECT_EQ(r.message, "unknown output 'q' (outputs: 'y', 's')");
+}
+
+TEST_F(SessionTest, OutputsAreViewsWithTheirSignaturesShape) {
+  format::Artifact model = test::addModel();
+  model.outputs[0].shape = {{1, ""}, {-1, "batch"}, {1, ""}};
+  model.outputs[1].shape = {{1, ""}};
+  open(model);
+  ASSERT_OK(setFloats("a", {2}, {1, 2}));
+  ASSERT_OK(setFloats("b", {2}, {0, 0}));
+  ASSERT_OK(tessel_session_run(session));
+  std::vector<int64_t> dims;
+  EXPECT_THAT(output("y", &dims), ElementsAre(2, 4));
+  EXPECT_THAT(dims, ElementsAre(1, 2, 1));
+  EXPECT_THAT(output("s", &dims), ElementsAre(6));
+  EXPECT_THAT(dims, ElementsAre(1));
+}
+
+TEST_F(SessionTest, CopyOutputChecksTheBufferSize) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {3}, {1, 2, 3}));
+  ASSERT_OK(setFloats("b", {3}, {0, 0, 0}));
+  ASSERT_OK(tessel_session_run(session));
+  float y[3];
+  Result r = take(tessel_session_copy_output(session, "y", y, 8));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "output 'y' has 12 bytes, the buffer only 8");
+  ASSERT_OK(tessel_session_copy_output(session, "y", y, sizeof(y)));
+  EXPECT_THAT(y, ElementsAre(2, 4, 6));
+}
+
+TEST_F(SessionTest, WeightsMappedFromAFile) {
+  test::TempDir dir;
+  test::writeBytes(dir.file("w.tsl"), format::serialize(test::weightModel()));
+  ASSERT_OK(tessel_artifact_load_file(dir.file("w.tsl").c_str(), &artifact));
+  ASSERT_OK(tessel_device_create("cpu", &device));
+  ASSERT_OK(tessel_session_create(artifact, device, &session));
+  ASSERT_OK(setFloats("x", {3}, {1, 2, 3}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("z", nullptr), ElementsAre(12, 24, 36));
+}
+
+TEST_F(SessionTest, SessionKeepsArtifactAndDeviceAlive) {
+  open(test::weightModel());
+  tessel_artifact_release(artifact);
+  tessel_device_release(device);
+  artifact = nullptr;
+  device = nullptr;
+  ASSERT_OK(setFloats("x", {3}, {0, 0, 0}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output("z", nullptr), ElementsAre(11, 22, 33));
+}
+
+TEST_F(SessionTest, TwoSessionsAreIndependent) {
+  open(test::addModel());
+  tessel_session_t *other = nullptr;
+  ASSERT_OK(tessel_session_create(artifact, device, &other));
+  ASSERT_OK(setFloats("a", {1}, {1}));
+  ASSERT_OK(setFloats("b", {1}, {1}));
+  ASSERT_OK(tessel_session_run(session));
+  int64_t dims[] = {2};
+  float v[] = {5, 5};
+  ASSERT_OK(tessel_session_set_input(other, "a", TESSEL_DTYPE_FLOAT32, 1, dims, v, 8));
+  ASSERT_OK(tessel_session_set_input(other, "b", TESSEL_DTYPE_FLOAT32, 1, dims, v, 8));
+  ASSERT_OK(tessel_session_run(other));
+  EXPECT_THAT(output("y", nullptr), ElementsAre(3));
+  float y[2];
+  ASSERT_OK(tessel_session_copy_output(other, "y", y, sizeof(y)));
+  EXPECT_THAT(y, ElementsAre(15, 15));
+  tessel_session_release(other);
+}
+
+TEST(SessionCreate, NoCpuKernels) {
+  std::vector<uint8_t> bytes =
+      format::serialize(test::addModel({false, true, true}));
+  tessel_artifact_t *a = nullptr;
+  tessel_device_t *d = nullptr;
+  tessel_session_t *s = nullptr;
+  ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a));
+  ASSERT_OK(tessel_device_create("cpu", &d));
+  Result r = take(tessel_session_create(a, d, &s));
+  EXPECT_EQ(r.code, TESSEL_STATUS_UNAVAILABLE);
+  EXPECT_EQ(r.message, "artifact has no kernels for the CPU (targets: "
+                       "cuda:sm_80, rocm:gfx90a)");
+  EXPECT_EQ(s, nullptr);
+  r = take(tessel_session_create(nullptr, d, &s));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  tessel_device_release(d);
+  tessel_artifact_release(a);
+}
+
+TEST(SessionCreate, MissingKernelSymbolAndBrokenBinary) {
+  format::Artifact model = test::addModel();
+  model.kernels[0].symbol = "nonexistent";
+  std::vector<uint8_t> bytes = format::serialize(model);
+  tessel_artifact_t *a = nullptr;
+  tessel_device_t *d = nullptr;
+  tessel_session_t *s = nullptr;
+  ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a));
+  ASSERT_OK(tessel_device_create("cpu", &d));
+  Result r = take(tessel_session_create(a, d, &s));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
+  EXPECT_EQ(r.message, "the CPU binary lacks kernel 'nonexistent' (ONNX node "
+                       "'Add_0', Add): no symbol nonexistent_packed");
+  tessel_artifact_release(a);
+
+  model = test::addModel({false, false, false});
+  model.binaries.push_back({"cpu", format::TargetBinary::Format::ElfSharedObject,
+                            {'n', 'o', 't', ' ', 'e', 'l', 'f'}});
+  bytes = format::serialize(model);
+  ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a));
+  r = take(tessel_session_create(a, d, &s));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
+  EXPECT_THAT(r.message, StartsWith("cannot load the CPU binary: "));
+  tessel_artifact_release(a);
+  tessel_device_release(d);
+}
+
+TEST(LaunchParams, FollowsTheKernelAbi) {
+  runtime::LaunchParams p;
+  float data[24];
+  p.addMemref(data, {2, 3, 4});
+  p.addMemref(data + 1, {});
+  ASSERT_EQ(p.size(), 9u + 3u);
+  void **params = p.params();
+  EXPECT_EQ(*static_cast<float **>(params[0]), data);
+  EXPECT_EQ(*static_cast<float **>(params[1]), data);
+  std::vector<int64_t> scalars;
+  for (int j = 2; j < 9; ++j)
+    scalars.push_back(*static_cast<int64_t *>(params[j]));
+  EXPECT_THAT(scalars, ElementsAre(0, 2, 3, 4, 12, 4, 1));
+  EXPECT_EQ(*static_cast<float **>(params[10]), data + 1);
+  EXPECT_EQ(*static_cast<int64_t *>(params[11]), 0);
+}
+
+} // namespace

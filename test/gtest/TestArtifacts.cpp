@@ -1,0 +1,188 @@
+//===- TestArtifacts.cpp - Artifacts and helpers for the runtime tests ----===//
+
+#include "TestArtifacts.h"
+
+#include "Driver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+
+namespace tessel::test {
+
+using format::Buffer;
+using format::Dim;
+using format::DType;
+using format::Shape;
+
+namespace {
+
+Dim sym(const std::string &name) { return Dim{-1, name}; }
+Dim lit(int64_t v) { return Dim{v, ""}; }
+
+void addBinaries(format::Artifact &a, Targets t) {
+  if (t.cpu)
+    a.binaries.push_back({"cpu", format::TargetBinary::Format::ElfSharedObject,
+                          cpuKernels()});
+  if (t.cuda)
+    a.binaries.push_back(
+        {"cuda:sm_80", format::TargetBinary::Format::Ptx, cudaKernels()});
+  if (t.rocm)
+    a.binaries.push_back(
+        {"rocm:gfx90a", format::TargetBinary::Format::Hsaco, rocmKernels()});
+}
+
+Buffer buffer(Buffer::Kind kind, Shape shape, DType dtype = DType::F32) {
+  Buffer b;
+  b.kind = kind;
+  b.dtype = dtype;
+  b.shape = std::move(shape);
+  return b;
+}
+
+void appendFloats(std::vector<uint8_t> &weights,
+                  const std::vector<float> &values) {
+  size_t at = weights.size();
+  weights.resize(at + values.size() * 4);
+  std::memcpy(weights.data() + at, values.data(), values.size() * 4);
+}
+
+} // namespace
+
+format::Artifact addModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "add";
+  Shape batch = {sym("batch")};
+  a.buffers = {buffer(Buffer::Kind::Input, batch),
+               buffer(Buffer::Kind::Input, batch),
+               buffer(Buffer::Kind::Transient, batch),
+               buffer(Buffer::Kind::Output, batch),
+               buffer(Buffer::Kind::Output, {})};
+  a.inputs = {{"a", DType::F32, batch, 0}, {"b", DType::F32, batch, 1}};
+  a.outputs = {{"y", DType::F32, batch, 3}, {"s", DType::F32, {}, 4}};
+  a.kernels = {{"add", "Add_0", "Add"}, {"sum_all", "ReduceSum_0", "ReduceSum"}};
+  a.plan = {
+      {0, {{0, batch}, {1, batch}, {2, batch}}, batch},
+      {0, {{2, batch}, {0, batch}, {3, batch}}, batch},
+      {1, {{3, {lit(1), sym("batch")}}, {4, {}}}, {}},
+  };
+  addBinaries(a, targets);
+  return a;
+}
+
+format::Artifact weightModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "weights";
+  Shape three = {lit(3)};
+  a.buffers = {buffer(Buffer::Kind::Input, three),
+               buffer(Buffer::Kind::Weight, three),
+               buffer(Buffer::Kind::Weight, three),
+               buffer(Buffer::Kind::Transient, three),
+               buffer(Buffer::Kind::Output, three)};
+  appendFloats(a.weights, {10, 20, 30});
+  a.weights.resize(64);
+  appendFloats(a.weights, {1, 2, 3});
+  a.buffers[1].weightOffset = 0;
+  a.buffers[1].weightSize = 12;
+  a.buffers[2].weightOffset = 64;
+  a.buffers[2].weightSize = 12;
+  a.inputs = {{"x", DType::F32, three, 0}};
+  a.outputs = {{"z", DType::F32, three, 4}};
+  a.kernels = {{"add", "Add_w", "Add"}};
+  a.plan = {{0, {{0, three}, {1, three}, {3, three}}, three},
+            {0, {{3, three}, {2, three}, {4, three}}, three}};
+  addBinaries(a, targets);
+  return a;
+}
+
+format::Artifact probeModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "probe";
+  Shape in = {lit(2), sym("n"), lit(4)};
+  Shape out = {lit(8)};
+  a.buffers = {buffer(Buffer::Kind::Input, in),
+               buffer(Buffer::Kind::Output, out, DType::I64)};
+  a.inputs = {{"x", DType::F32, in, 0}};
+  a.outputs = {{"p", DType::I64, out, 1}};
+  a.kernels = {{"abi_probe", "Probe_0", "Probe"}};
+  a.plan = {{0, {{0, in}, {1, out}}, {}}};
+  addBinaries(a, targets);
+  return a;
+}
+
+std::vector<uint8_t> readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot read " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char *>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  if (!out)
+    throw std::runtime_error("cannot write " + path);
+}
+
+std::vector<uint8_t> cpuKernels() { return readBytes(TESSEL_TEST_KERNELS_SO); }
+
+std::vector<uint8_t> cudaKernels() {
+  return readBytes(TESSEL_TEST_KERNELS_PTX);
+}
+
+std::vector<uint8_t> rocmKernels() {
+  std::string text = "FAKEHSACO gfx90a\n.entry add(\n.entry sum_all(\n"
+                     ".entry abi_probe(\n";
+  std::vector<uint8_t> bytes(text.begin(), text.end());
+  bytes.push_back(0);
+  return bytes;
+}
+
+std::string fakeCudaLibrary() { return TESSEL_FAKE_CUDA_SO; }
+std::string fakeCudaNoDeviceLibrary() { return TESSEL_FAKE_CUDA_NODEVICE_SO; }
+std::string fakeHipLibrary() { return TESSEL_FAKE_HIP_SO; }
+std::string fakeHipNoDeviceLibrary() { return TESSEL_FAKE_HIP_NODEVICE_SO; }
+std::string tesselRunExecutable() { return TESSEL_RUN_EXE; }
+
+void registerFakeDrivers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    runtime::registerDriver(
+        runtime::createCudaDriver("cuda-fake", {fakeCudaLibrary()}));
+    runtime::registerDriver(
+        runtime::createHipDriver("hip-fake", {fakeHipLibrary()}));
+  });
+}
+
+TempDir::TempDir() {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "tessel-test-XXXXXX").string();
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    throw std::runtime_error("mkdtemp failed");
+  dir = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+std::vector<std::string> TempDir::entries() const {
+  std::vector<std::string> names;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace tessel::test

@@ -1,0 +1,74 @@
+//===- TestArtifacts.h - Artifacts and helpers for the runtime tests -*- C++ -*-===//
+//
+// Small hand-built artifacts whose kernels (kernels/TestKernels.c for the
+// CPU, kernels/TestKernels.ptx for CUDA, a fake code object for the fake
+// HIP library) compute known results:
+//
+//   addModel:    inputs a, b: f32[batch]; y = (a + b) + a; s = sum(y)
+//                (two launches of `add` through a transient, then `sum_all`
+//                over y viewed as [1, batch])
+//   weightModel: input x: f32[3]; z = (x + w1) + w2 with weights
+//                w1 = {10, 20, 30} and w2 = {1, 2, 3}
+//   probeModel:  input x: f32[2, n, 4]; p: i64[8] = the ABI descriptor the
+//                kernel received (offset, sizes, strides, alloc == aligned)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TEST_GTEST_TESTARTIFACTS_H
+#define TESSEL_TEST_GTEST_TESTARTIFACTS_H
+
+#include "format/Artifact.h"
+
+#include <string>
+#include <vector>
+
+namespace tessel::test {
+
+/// Which target binaries an artifact carries.
+struct Targets {
+  bool cpu = true;
+  bool cuda = true; ///< "cuda:sm_80" PTX
+  bool rocm = true; ///< "rocm:gfx90a" fake code object
+};
+
+format::Artifact addModel(Targets targets = {});
+format::Artifact weightModel(Targets targets = {});
+format::Artifact probeModel(Targets targets = {});
+
+/// The binaries of the test kernels.
+std::vector<uint8_t> cpuKernels();
+std::vector<uint8_t> cudaKernels();
+std::vector<uint8_t> rocmKernels();
+
+/// Paths of the fake GPU libraries (see fakes/).
+std::string fakeCudaLibrary();
+std::string fakeCudaNoDeviceLibrary();
+std::string fakeHipLibrary();
+std::string fakeHipNoDeviceLibrary();
+/// The tessel-run executable.
+std::string tesselRunExecutable();
+
+std::vector<uint8_t> readBytes(const std::string &path);
+void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);
+
+/// Registers "cuda-fake" and "hip-fake" drivers bound to the fake libraries
+/// (idempotent).
+void registerFakeDrivers();
+
+/// A fresh directory, removed with its contents on destruction.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  const std::string &path() const { return dir; }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+  /// Names of the entries in the directory, sorted.
+  std::vector<std::string> entries() const;
+
+private:
+  std::string dir;
+};
+
+} // namespace tessel::test
+
+#endif // TESSEL_TEST_GTEST_TESTARTIFACTS_H

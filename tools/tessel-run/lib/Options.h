@@ -1,0 +1,32 @@
+//===- Options.h - Command line of tessel-run -------------------*- C++ -*-===//
+
+#ifndef TESSEL_TOOLS_TESSEL_RUN_OPTIONS_H
+#define TESSEL_TOOLS_TESSEL_RUN_OPTIONS_H
+
+#include <string>
+#include <vector>
+
+namespace tessel::run {
+
+struct Options {
+  std::string artifactPath;
+  /// "NAME=FILE" or "FILE" (the name then comes from the file), in order.
+  std::vector<std::string> inputs;
+  std::string outputDir; ///< empty: the current directory
+  bool outputDirGiven = false;
+  std::string device = "cpu";
+  bool print = false;
+  bool help = false;
+};
+
+/// Parses the arguments after argv[0]. On a usage error returns false and
+/// sets `error`.
+bool parseOptions(const std::vector<std::string> &args, Options &out,
+                  std::string &error);
+
+/// The text of --help.
+const char *usageText();
+
+} // namespace tessel::run
+
+#endif // TESSEL_TOOLS_TESSEL_RUN_OPTIONS_H

@@ -1,0 +1,270 @@
+//===- RunTool.cpp - The tessel-run tool as a library ---------------------===//
+//
+// The steps run in an order that validates everything before writing
+// anything: options, artifact, input files, device, session, input binding,
+// run, output read-back, and only then the output files (all or none).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunTool.h"
+
+#include "Options.h"
+#include "OutputWriter.h"
+#include "TensorPrinter.h"
+#include "io/HostTensor.h"
+#include "io/Npy.h"
+#include "tessel/tessel.hpp"
+
+#include <cstring>
+#include <map>
+#include <unistd.h>
+
+namespace tessel::run {
+
+namespace {
+
+/// A failure: the exit code and "<file>: <message>".
+struct ToolError {
+  int exitCode = kExitUserError;
+  std::string message;
+};
+
+/// Internal failures of the runtime are exit 1; everything else is about
+/// what the user gave us.
+int exitCodeOf(const Status &s) {
+  return s.code() == TESSEL_STATUS_INTERNAL ||
+                 s.code() == TESSEL_STATUS_RESOURCE_EXHAUSTED
+             ? kExitInternalError
+             : kExitUserError;
+}
+
+ToolError fromStatus(const Status &s, const std::string &file) {
+  std::string message = s.message();
+  // Messages of artifact loading already start with the path.
+  if (!file.empty() && message.compare(0, file.size() + 2, file + ": ") != 0)
+    message = file + ": " + message;
+  return {exitCodeOf(s), message};
+}
+
+std::string stemOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+struct BoundInput {
+  std::string path;
+  io::HostTensor tensor;
+};
+
+class Tool {
+public:
+  Tool(std::ostream &out) : out(out) {}
+
+  bool run(const Options &opts, ToolError &error) {
+    return loadArtifact(opts, error) && readInputs(opts, error) &&
+           openSession(opts, error) && bindInputs(error) &&
+           execute(opts, error) && collectOutputs(error) &&
+           emit(opts, error);
+  }
+
+private:
+  bool loadArtifact(const Options &opts, ToolError &error) {
+    artifactPath = opts.artifactPath;
+    if (Status s = Artifact::load(artifactPath, artifact); !s)
+      return error = fromStatus(s, artifactPath), false;
+    for (const tessel_tensor_info_t &info : artifact.inputs())
+      inputNames.push_back(info.name);
+    return true;
+  }
+
+  bool isInputName(const std::string &name) const {
+    for (const std::string &n : inputNames)
+      if (n == name)
+        return true;
+    return false;
+  }
+
+  std::string inputList() const {
+    std::string s;
+    for (const std::string &n : inputNames)
+      s += (s.empty() ? "'" : ", '") + n + "'";
+    return s.empty() ? "none" : s;
+  }
+
+  /// Splits an --input argument into the input name and the file.
+  bool splitInput(const std::string &arg, std::string &name, std::string &path,
+                  ToolError &error) {
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos && isInputName(arg.substr(0, eq))) {
+      name = arg.substr(0, eq);
+      path = arg.substr(eq + 1);
+      return true;
+    }
+    if (eq != std::string::npos && access(arg.c_str(), F_OK) != 0) {
+      error = {kExitUserError, artifactPath + ": unknown input '" +
+                                   arg.substr(0, eq) + "' (inputs: " +
+                                   inputList() + ")"};
+      return false;
+    }
+    name.clear(); // taken from the file
+    path = arg;
+    return true;
+  }
+
+  bool readInputs(const Options &opts, ToolError &error) {
+    for (const std::string &arg : opts.inputs) {
+      std::string name, path, message;
+      if (!splitInput(arg, name, path, error))
+        return false;
+      BoundInput input{path, {}};
+      if (!io::readTensorFile(path, input.tensor, message))
+        return error = {kExitUserError, message}, false;
+      if (name.empty()) {
+        name = !input.tensor.name.empty() ? input.tensor.name : stemOf(path);
+        if (!isInputName(name))
+          return error = {kExitUserError,
+                          path + ": no input is called '" + name +
+                              "' (inputs: " + inputList() +
+                              "); use --input NAME=" + path},
+                 false;
+      }
+      if (inputs.count(name))
+        return error = {kExitUserError, path + ": input '" + name +
+                                             "' is given twice (also by " +
+                                             inputs[name].path + ")"},
+               false;
+      inputs[name] = std::move(input);
+    }
+    for (const std::string &name : inputNames)
+      if (!inputs.count(name))
+        return error = {kExitUserError,
+                        artifactPath + ": missing input '" + name +
+                            "' (give --input " + name + "=FILE)"},
+               false;
+    return true;
+  }
+
+  bool openSession(const Options &opts, ToolError &error) {
+    if (Status s = Device::create(opts.device, device); !s)
+      return error = fromStatus(s, "--device " + opts.device), false;
+    if (Status s = Session::create(artifact, device, session); !s)
+      return error = fromStatus(s, artifactPath), false;
+    return true;
+  }
+
+  bool bindInputs(ToolError &error) {
+    for (auto &[name, input] : inputs) {
+      const io::HostTensor &t = input.tensor;
+      if (Status s = session.setInput(name, static_cast<tessel_dtype_t>(t.dtype),
+                                      t.shape, t.data.data(), t.data.size());
+          !s)
+        return error = fromStatus(s, input.path), false;
+    }
+    return true;
+  }
+
+  bool execute(const Options &, ToolError &error) {
+    if (Status s = session.run(); !s)
+      return error = fromStatus(s, artifactPath), false;
+    return true;
+  }
+
+  bool collectOutputs(ToolError &error) {
+    for (const tessel_tensor_info_t &info : artifact.outputs()) {
+      tessel_tensor_view_t view;
+      if (Status s = session.output(info.name, view); !s)
+        return error = fromStatus(s, artifactPath), false;
+      io::HostTensor t;
+      t.name = info.name;
+      t.dtype = static_cast<format::DType>(view.dtype);
+      t.shape.assign(view.dims, view.dims + view.rank);
+      const auto *bytes = static_cast<const uint8_t *>(view.data);
+      t.data.assign(bytes, bytes + view.data_bytes);
+      outputs.push_back(std::move(t));
+    }
+    return true;
+  }
+
+  /// numpy has no bfloat16: widen to float32 for the .npy file.
+  static io::HostTensor forNpy(const io::HostTensor &t) {
+    if (t.dtype != format::DType::BF16)
+      return t;
+    io::HostTensor wide;
+    wide.dtype = format::DType::F32;
+    wide.shape = t.shape;
+    wide.data.resize(t.elementCount() * 4);
+    for (uint64_t i = 0; i < t.elementCount(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, t.data.data() + 2 * i, 2);
+      float f = io::bfloat16ToFloat(bits);
+      std::memcpy(wide.data.data() + 4 * i, &f, 4);
+    }
+    return wide;
+  }
+
+  bool emit(const Options &opts, ToolError &error) {
+    if (opts.print)
+      for (const io::HostTensor &t : outputs)
+        printTensor(out, t.name, t);
+    if (opts.print && !opts.outputDirGiven)
+      return true;
+    std::vector<std::string> names;
+    for (const io::HostTensor &t : outputs)
+      names.push_back(t.name);
+    std::vector<std::string> stems = uniqueFileStems(names);
+    std::vector<OutputFile> files;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      OutputFile file{stems[i] + ".npy", {}};
+      std::string message;
+      if (!io::encodeNpy(forNpy(outputs[i]), file.bytes, message))
+        return error = {kExitInternalError,
+                        "output '" + outputs[i].name + "': " + message},
+               false;
+      files.push_back(std::move(file));
+    }
+    std::string dir = opts.outputDirGiven ? opts.outputDir : ".";
+    std::string message;
+    if (!writeFilesAtomically(dir, files, message))
+      return error = {kExitUserError, message}, false;
+    return true;
+  }
+
+  std::ostream &out;
+  std::string artifactPath;
+  Artifact artifact;
+  Device device;
+  Session session;
+  std::vector<std::string> inputNames;
+  std::map<std::string, BoundInput> inputs;
+  std::vector<io::HostTensor> outputs;
+};
+
+} // namespace
+
+int runTool(const std::vector<std::string> &args, std::ostream &out,
+            std::ostream &err) {
+  Options opts;
+  std::string usageError;
+  if (!parseOptions(args, opts, usageError)) {
+    err << "tessel-run: error: " << usageError << "\n";
+    return kExitUserError;
+  }
+  if (opts.help) {
+    out << usageText();
+    return kExitOk;
+  }
+  ToolError error;
+  Tool tool(out);
+  try {
+    if (tool.run(opts, error))
+      return kExitOk;
+  } catch (const std::exception &e) {
+    error = {kExitInternalError, std::string("internal error: ") + e.what()};
+  }
+  err << "tessel-run: error: " << error.message << "\n";
+  return error.exitCode;
+}
+
+} // namespace tessel::run
