@@ -105,6 +105,43 @@ TEST_F(TesselRun, WritesOneNpyPerOutput) {
   EXPECT_THAT(written, ElementsAre("s.npy", "y.npy")); // no temporaries left
 }
 
+TEST_F(TesselRun, ComparesWithReferenceOutputs) {
+  std::string ref = dir.file("ref");
+  ASSERT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b.npy"), "--output-dir", ref}),
+            0)
+      << stderrText.str();
+  // Same inputs: every output matches, nothing is written without -o.
+  EXPECT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b.npy"), "--compare", ref}),
+            0)
+      << stderrText.str();
+  EXPECT_THAT(stdoutText.str(), HasSubstr("compare: y: max abs error 0"));
+  EXPECT_FALSE(std::filesystem::exists("y.npy"));
+  // Other inputs: the outputs differ, exit 3 names the reference folder.
+  write("b2.npy", floats({3}, {10, 20, 31}));
+  EXPECT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b2.npy"), "--compare", ref}),
+            run::kExitOutputsDiffer);
+  EXPECT_THAT(stdoutText.str(), HasSubstr("(DIFFERS)"));
+  EXPECT_THAT(stderrText.str(), HasSubstr("outputs differ from the reference"));
+  // A loose enough tolerance accepts the difference.
+  EXPECT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b2.npy"), "--compare", ref, "--rtol", "0.1"}),
+            0)
+      << stdoutText.str();
+}
+
+TEST_F(TesselRun, TimesRepeatedRuns) {
+  ASSERT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b.npy"), "--print", "--runs", "3"}),
+            0)
+      << stderrText.str();
+  EXPECT_THAT(stdoutText.str(), HasSubstr("timing: 3 runs on cpu: median "));
+  expectUserError({model, "--runs", "1.5"}, "--runs needs a non-negative integer");
+  expectUserError({model, "--rtol", "x"}, "--rtol needs a non-negative number");
+}
+
 TEST_F(TesselRun, InputsByFileNameAndEqualsSyntax) {
   ASSERT_EQ(run({model, dir.file("b.npy"), "-i", dir.file("a.npy"),
                  "--output-dir=" + out, "--device=cpu"}),

@@ -7,6 +7,8 @@
 
 #include "Options.h"
 
+#include <cstdlib>
+
 namespace tessel::run {
 
 const char *usageText() {
@@ -22,15 +24,21 @@ Runs a compiled Tessel artifact on the given inputs.
                          other than A-Z a-z 0-9 . _ - become '_'
   -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N
   -p, --print            print each output (name, dtype, shape, values)
+      --runs N           after the first run, time N more and print the
+                         median, min and max latency
+      --compare DIR      compare each output with DIR/<output>.npy (as
+                         written by --output-dir) and print the errors
+      --rtol R, --atol A tolerances of --compare for floats (default 1e-3,
+                         1e-5: |out - ref| <= atol + rtol * |ref|)
   -h, --help             show this help
 
-Outputs go to the current directory unless --print is given without
---output-dir, which only prints. Files are written only after a successful
+Outputs go to the current directory unless --print or --compare is given
+without --output-dir, which only print. Files are written only after a successful
 run (through temporary names), so a failed run leaves no partial output.
 bfloat16 outputs are written as float32 (numpy has no bfloat16).
 
 Exit status: 0 success, 2 bad input (arguments, files, shapes, artifact,
-device), 1 internal error.
+device), 3 outputs differ from --compare, 1 internal error.
 )";
 }
 
@@ -86,6 +94,26 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
       out.outputDirGiven = true;
     } else if (flag == "-d" || flag == "--device") {
       if (!takeValue(out.device))
+        return false;
+    } else if (flag == "--runs" || flag == "--rtol" || flag == "--atol") {
+      std::string text;
+      if (!takeValue(text))
+        return false;
+      char *end = nullptr;
+      double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(v >= 0) ||
+          (flag == "--runs" && (v != static_cast<int>(v) || v > 1e6))) {
+        error = "option " + flag + " needs a non-negative " +
+                (flag == "--runs" ? "integer" : "number") + ", got '" + text +
+                "'";
+        return false;
+      }
+      if (flag == "--runs")
+        out.runs = static_cast<int>(v);
+      else
+        (flag == "--rtol" ? out.rtol : out.atol) = v;
+    } else if (flag == "--compare") {
+      if (!takeValue(out.compareDir))
         return false;
     } else if (arg.size() > 1 && arg[0] == '-') {
       error = "unknown option '" + arg + "' (see --help)";

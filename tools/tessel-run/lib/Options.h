@@ -17,6 +17,11 @@ struct Options {
   std::string device = "cpu";
   bool print = false;
   bool help = false;
+  /// Timed runs after the first (0: just run once).
+  int runs = 0;
+  /// Compare each output with <compareDir>/<output>.npy.
+  std::string compareDir;
+  double rtol = 1e-3, atol = 1e-5;
 };
 
 /// Parses the arguments after argv[0]. On a usage error returns false and

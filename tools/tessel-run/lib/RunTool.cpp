@@ -8,6 +8,7 @@
 
 #include "RunTool.h"
 
+#include "Compare.h"
 #include "Options.h"
 #include "OutputWriter.h"
 #include "TensorPrinter.h"
@@ -15,6 +16,8 @@
 #include "io/Npy.h"
 #include "tessel/tessel.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <unistd.h>
@@ -66,7 +69,7 @@ public:
     return loadArtifact(opts, error) && readInputs(opts, error) &&
            openSession(opts, error) && bindInputs(error) &&
            execute(opts, error) && collectOutputs(error) &&
-           emit(opts, error);
+           compare(opts, error) && emit(opts, error);
   }
 
 private:
@@ -165,9 +168,59 @@ private:
     return true;
   }
 
-  bool execute(const Options &, ToolError &error) {
+  bool execute(const Options &opts, ToolError &error) {
     if (Status s = session.run(); !s)
       return error = fromStatus(s, artifactPath), false;
+    if (opts.runs == 0)
+      return true;
+    // The first run warmed up (module load, allocation); time the rest.
+    std::vector<double> ms;
+    for (int i = 0; i < opts.runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      if (Status s = session.run(); !s)
+        return error = fromStatus(s, artifactPath), false;
+      ms.push_back(std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    out << "timing: " << opts.runs << " runs on " << opts.device
+        << ": median " << ms[ms.size() / 2] << " ms, min " << ms.front()
+        << " ms, max " << ms.back() << " ms\n";
+    return true;
+  }
+
+  bool compare(const Options &opts, ToolError &error) {
+    if (opts.compareDir.empty())
+      return true;
+    std::vector<std::string> names;
+    for (const io::HostTensor &t : outputs)
+      names.push_back(t.name);
+    std::vector<std::string> stems = uniqueFileStems(names);
+    bool allOk = true;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path = opts.compareDir + "/" + stems[i] + ".npy";
+      io::HostTensor reference;
+      std::string message;
+      if (!io::readNpyFile(path, reference, message))
+        return error = {kExitUserError, message}, false;
+      Comparison c =
+          compareTensors(reference, forNpy(outputs[i]), opts.rtol, opts.atol);
+      out << "compare: " << outputs[i].name << ": ";
+      if (!c.problem.empty())
+        out << c.problem;
+      else
+        out << "max abs error " << c.maxAbsError << ", max rel error "
+            << c.maxRelError << ", " << c.mismatches << " of "
+            << outputs[i].elementCount() << " outside tolerance";
+      out << (c.ok ? " (ok)" : " (DIFFERS)") << "\n";
+      allOk &= c.ok;
+    }
+    if (!allOk)
+      return error = {kExitOutputsDiffer,
+                      "outputs differ from the reference in " +
+                          opts.compareDir},
+             false;
     return true;
   }
 
@@ -208,7 +261,7 @@ private:
     if (opts.print)
       for (const io::HostTensor &t : outputs)
         printTensor(out, t.name, t);
-    if (opts.print && !opts.outputDirGiven)
+    if ((opts.print || !opts.compareDir.empty()) && !opts.outputDirGiven)
       return true;
     std::vector<std::string> names;
     for (const io::HostTensor &t : outputs)

@@ -19,6 +19,7 @@ namespace tessel::run {
 constexpr int kExitOk = 0;
 constexpr int kExitInternalError = 1;
 constexpr int kExitUserError = 2;
+constexpr int kExitOutputsDiffer = 3;
 
 /// Runs tessel-run with `args` (argv without argv[0]). Outputs and --help go
 /// to `out`; an error is one line "tessel-run: error: <file>: <message>" on
