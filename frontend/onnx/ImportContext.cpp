@@ -138,6 +138,16 @@ void NodeContext::setOutput(int i, Value value, int32_t onnxType) {
   ctx.values[node.output(i)] = GraphValue{value, onnxType};
 }
 
+int64_t onnx_import::productOfDims(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) {
+    if (ShapedType::isDynamic(d))
+      return ShapedType::kDynamic;
+    p *= d;
+  }
+  return p;
+}
+
 bool onnx_import::isUnsigned(int32_t t) {
   return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
          t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;

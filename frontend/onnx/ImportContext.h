@@ -106,6 +106,9 @@ void registerPoolingOps(OpTable &table);
 void registerNormalizationOps(OpTable &table);
 void registerTensorOps(OpTable &table);
 
+/// The product of `dims`, or ShapedType::kDynamic if any is dynamic.
+int64_t productOfDims(llvm::ArrayRef<int64_t> dims);
+
 /// Whether an ONNX element type is an unsigned integer.
 bool isUnsigned(int32_t onnxType);
 

@@ -55,17 +55,8 @@ LogicalResult importSoftmax(NodeContext &n) {
     return success();
   }
   // Softmax-1/11: over the input coerced to 2-D at `axis`.
-  auto product = [&](ArrayRef<int64_t> dims) {
-    int64_t p = 1;
-    for (int64_t d : dims) {
-      if (ShapedType::isDynamic(d))
-        return ShapedType::kDynamic;
-      p *= d;
-    }
-    return p;
-  };
-  int64_t outer = product(xt.getShape().take_front(axis));
-  int64_t inner = product(xt.getShape().drop_front(axis));
+  int64_t outer = productOfDims(xt.getShape().take_front(axis));
+  int64_t inner = productOfDims(xt.getShape().drop_front(axis));
   if (ShapedType::isDynamic(inner))
     return n.error("softmax over a dynamic dim is not supported");
   auto flat = RankedTensorType::get({outer, inner}, xt.getElementType());

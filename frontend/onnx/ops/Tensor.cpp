@@ -92,17 +92,8 @@ LogicalResult importFlatten(NodeContext &n) {
     return n.error("axis " + Twine(axis) + " is out of range");
   if (axis < 0)
     axis += rank;
-  auto product = [](ArrayRef<int64_t> dims) {
-    int64_t p = 1;
-    for (int64_t d : dims) {
-      if (ShapedType::isDynamic(d))
-        return ShapedType::kDynamic;
-      p *= d;
-    }
-    return p;
-  };
-  int64_t outer = product(xt.getShape().take_front(axis));
-  int64_t inner = product(xt.getShape().drop_front(axis));
+  int64_t outer = productOfDims(xt.getShape().take_front(axis));
+  int64_t inner = productOfDims(xt.getShape().drop_front(axis));
   if (ShapedType::isDynamic(inner) && ShapedType::isDynamic(outer))
     return n.error("flatten of two dynamic groups of dims");
   auto type = RankedTensorType::get({outer, inner}, xt.getElementType());
