@@ -33,13 +33,25 @@ struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
 } // namespace
 
 void tessel::registerGpuPipelines() {
-  PassPipelineRegistration<GpuPipelineOptions>(
+  // Registered through the low-level hook so that an unknown target is a
+  // pipeline-parse error, not a crash.
+  registerPassPipeline(
       "tessel-gpu-lowering",
-      "stages -> grid-stride GPU kernels in the vendor's LLVM dialect",
-      [](OpPassManager &pm, const GpuPipelineOptions &options) {
+      "stages -> GPU kernels (one work item per thread) in the vendor's LLVM "
+      "dialect",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GpuPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
         std::unique_ptr<GpuTarget> target = createGpuTarget(options.target);
         if (!target)
-          llvm::report_fatal_error("tessel-gpu-lowering: unknown target");
+          return errorHandler("tessel-gpu-lowering: unknown GPU target '" +
+                              options.target + "'");
         buildGpuLoweringPipeline(pm, *target);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> print) {
+        print(GpuPipelineOptions());
       });
 }

@@ -86,7 +86,10 @@ struct MapStagesToGpuPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
 
-    SmallVector<func::FuncOp> stages(module.getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> stages;
+    for (func::FuncOp f : module.getOps<func::FuncOp>())
+      if (!f.isDeclaration())
+        stages.push_back(f);
     for (func::FuncOp stage : stages) {
       b.setInsertionPointToEnd(gpuModule.getBody());
       auto kernel = gpu::GPUFuncOp::create(b, stage.getLoc(),

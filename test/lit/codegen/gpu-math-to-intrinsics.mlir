@@ -1,0 +1,77 @@
+// --tessel-gpu-math-to-intrinsics maps the f32 LLVM math intrinsics to the
+// vendor's own (no device library is linked): exp2, sqrt and floor directly,
+// exp as exp2(x * log2(e)). Other types are left alone; an unknown vendor is
+// an error.
+// RUN: tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics=vendor=nvidia | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics=vendor=amd | FileCheck %s --check-prefixes=CHECK,AMD
+// The default vendor is nvidia.
+// RUN: tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: not tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics=vendor=intel 2>&1 | FileCheck %s --check-prefix=VENDOR
+
+// VENDOR: error: unknown GPU vendor 'intel'
+
+// CHECK-LABEL: llvm.func @f32_math(
+// CHECK-SAME:    %[[X:[^:]+]]: f32)
+// CHECK:         %[[LOG2E:.+]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK:         %[[SCALED:.+]] = llvm.fmul %[[X]], %[[LOG2E]] : f32
+// NV:            %[[E:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[SCALED]]) : (f32) -> f32
+// NV:            %[[E2:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E]]) : (f32) -> f32
+// NV:            %[[S:.+]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%[[E2]]) : (f32) -> f32
+// NV:            %[[F:.+]] = llvm.call_intrinsic "llvm.nvvm.floor.f"(%[[S]]) : (f32) -> f32
+// AMD:           %[[E:.+]] = llvm.call_intrinsic "llvm.amdgcn.exp2"(%[[SCALED]]) : (f32) -> f32
+// AMD:           %[[E2:.+]] = llvm.call_intrinsic "llvm.amdgcn.exp2"(%[[E]]) : (f32) -> f32
+// AMD:           %[[S:.+]] = llvm.call_intrinsic "llvm.amdgcn.sqrt"(%[[E2]]) : (f32) -> f32
+// AMD:           %[[F:.+]] = llvm.call_intrinsic "llvm.floor"(%[[S]]) : (f32) -> f32
+// CHECK:         llvm.return %[[F]] : f32
+// CHECK-NOT:     llvm.intr.
+// CHECK:       }
+llvm.func @f32_math(%x: f32) -> f32 {
+  %0 = llvm.intr.exp(%x) : (f32) -> f32
+  %1 = llvm.intr.exp2(%0) : (f32) -> f32
+  %2 = llvm.intr.sqrt(%1) : (f32) -> f32
+  %3 = llvm.intr.floor(%2) : (f32) -> f32
+  llvm.return %3 : f32
+}
+
+// -----
+
+// f64 (and vector) math has no mapping: left as the LLVM intrinsics.
+// CHECK-LABEL: llvm.func @f64_math(
+// CHECK-SAME:    %[[Y:[^:]+]]: f64)
+// CHECK-NEXT:    %[[A:.+]] = llvm.intr.exp(%[[Y]]) : (f64) -> f64
+// CHECK-NEXT:    %[[B:.+]] = llvm.intr.exp2(%[[A]]) : (f64) -> f64
+// CHECK-NEXT:    %[[C:.+]] = llvm.intr.sqrt(%[[B]]) : (f64) -> f64
+// CHECK-NEXT:    %[[D:.+]] = llvm.intr.floor(%[[C]]) : (f64) -> f64
+// CHECK-NEXT:    llvm.return %[[D]] : f64
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK-NOT:     llvm.fmul
+llvm.func @f64_math(%y: f64) -> f64 {
+  %0 = llvm.intr.exp(%y) : (f64) -> f64
+  %1 = llvm.intr.exp2(%0) : (f64) -> f64
+  %2 = llvm.intr.sqrt(%1) : (f64) -> f64
+  %3 = llvm.intr.floor(%2) : (f64) -> f64
+  llvm.return %3 : f64
+}
+
+// -----
+
+// Inside a gpu.module (where the GPU pipeline runs it), other intrinsics
+// are untouched.
+// CHECK-LABEL: gpu.module @tessel_kernels
+// CHECK-LABEL: llvm.func @k(
+// CHECK-SAME:    %[[X:[^:]+]]: f32)
+// CHECK-DAG:     %[[M:.+]] = llvm.intr.maxnum(%[[X]], %[[X]]) : (f32, f32) -> f32
+// CHECK-DAG:     %[[LOG2E:.+]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK:         %[[SCALED:.+]] = llvm.fmul %[[M]], %[[LOG2E]] : f32
+// NV:            llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[SCALED]])
+// AMD:           llvm.call_intrinsic "llvm.amdgcn.exp2"(%[[SCALED]])
+// CHECK-NOT:     llvm.intr.exp
+module attributes {gpu.container_module} {
+  gpu.module @tessel_kernels {
+    llvm.func @k(%x: f32) -> f32 {
+      %m = llvm.intr.maxnum(%x, %x) : (f32, f32) -> f32
+      %e = llvm.intr.exp(%m) : (f32) -> f32
+      llvm.return %e : f32
+    }
+  }
+}

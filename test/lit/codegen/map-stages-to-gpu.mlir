@@ -1,0 +1,144 @@
+// --tessel-map-stages-to-gpu: every stage becomes a gpu.func kernel of the
+// same name and signature in gpu.module @tessel_kernels, with a fixed block
+// size of 256. The top-level scf.parallel becomes one work item per thread:
+// id = block_id.x * 256 + thread_id.x, delinearized innermost-first with
+// remsi/divsi, guarded by id < the loop's trip count. A stage without a
+// parallel loop runs on thread 0. math.tanh is expanded (exp stays).
+// RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s --check-prefix=NONE
+
+// NONE-NOT: func.func
+// NONE-NOT: scf.parallel
+// NONE-NOT: scf.reduce
+// NONE-NOT: math.tanh
+// NONE-NOT: gpu.block_dim
+// NONE-NOT: gpu.grid_dim
+
+// 2-D loop with a dynamic outer bound: trip count dim * 4; the inner index
+// is id rem 4, the outer id div 4.
+// CHECK:       module attributes {gpu.container_module}
+// CHECK:       gpu.module @tessel_kernels
+// CHECK-LABEL: gpu.func @k_s0(
+// CHECK-SAME:    %[[IN:[^:]+]]: memref<?x4xf32>, %[[OUT:[^:]+]]: memref<?x4xf32>) kernel
+// CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
+// CHECK-DAG:     %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C4:.+]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C256:.+]] = arith.constant 256 : index
+// CHECK:         %[[BID:.+]] = gpu.block_id x
+// CHECK:         %[[TID:.+]] = gpu.thread_id x
+// CHECK:         %[[BASE:.+]] = arith.muli %[[BID]], %[[C256]] : index
+// CHECK:         %[[ID:.+]] = arith.addi %[[BASE]], %[[TID]] : index
+// CHECK:         %[[DIM:.+]] = memref.dim %[[IN]], %[[C0]]
+// CHECK:         %[[N:.+]] = arith.muli %[[DIM]], %[[C4]] : index
+// CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[N]] : index
+// CHECK:         scf.if %[[IN_RANGE]] {
+// CHECK:           %[[J:.+]] = arith.remsi %[[ID]], %[[C4]] : index
+// CHECK:           %[[I:.+]] = arith.divsi %[[ID]], %[[C4]] : index
+// CHECK:           %[[V:.+]] = memref.load %[[IN]][%[[I]], %[[J]]]
+// CHECK:           math.exp
+// CHECK:           memref.store %{{.+}}, %[[OUT]][%[[I]], %[[J]]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.return
+// A stage without scf.parallel: the whole body under id == 0.
+// CHECK-LABEL: gpu.func @k_s1(
+// CHECK-SAME:    %[[IN:[^:]+]]: memref<4xf32>, %[[ACC:[^:]+]]: memref<f32>) kernel
+// CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
+// CHECK-DAG:     %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C256:.+]] = arith.constant 256 : index
+// CHECK:         %[[BID:.+]] = gpu.block_id x
+// CHECK:         %[[TID:.+]] = gpu.thread_id x
+// CHECK:         %[[BASE:.+]] = arith.muli %[[BID]], %[[C256]] : index
+// CHECK:         %[[ID:.+]] = arith.addi %[[BASE]], %[[TID]] : index
+// CHECK:         %[[FIRST:.+]] = arith.cmpi eq, %[[ID]], %[[C0]] : index
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK-NEXT:      scf.for
+// CHECK:             memref.load %[[IN]]
+// CHECK:             memref.store %{{.+}}, %[[ACC]][]
+// CHECK:           }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.return
+func.func @k_s0(%arg0: memref<?x4xf32>, %arg1: memref<?x4xf32>) attributes {tessel.kernel_of = "k"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %d0 = memref.dim %arg0, %c0 : memref<?x4xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%d0, %c4) step (%c1, %c1) {
+    %v = memref.load %arg0[%i, %j] : memref<?x4xf32>
+    %t = math.tanh %v : f32
+    memref.store %t, %arg1[%i, %j] : memref<?x4xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @k_s1(%arg0: memref<4xf32>, %arg1: memref<f32>) attributes {tessel.kernel_of = "k"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %arg0[%i] : memref<4xf32>
+    %s = memref.load %arg1[] : memref<f32>
+    %r = arith.addf %s, %v : f32
+    memref.store %r, %arg1[] : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// 3-D with the dynamic dim in the middle: each index is the remainder by its
+// extent, the rest divided by it; the outermost is what is left.
+// CHECK-LABEL: gpu.func @k3_s0(
+// CHECK-SAME:    %[[A:[^:]+]]: memref<2x?x3xf32>) kernel
+// CHECK-DAG:     %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C3:.+]] = arith.constant 3 : index
+// CHECK:         %[[ID:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[DIM:.+]] = memref.dim %[[A]], %[[C1]]
+// CHECK:         %[[N2:.+]] = arith.muli %[[DIM]], %[[C2]] : index
+// CHECK:         %[[N:.+]] = arith.muli %[[N2]], %[[C3]] : index
+// CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[N]] : index
+// CHECK:         scf.if %[[IN_RANGE]] {
+// CHECK-NEXT:      %[[K:.+]] = arith.remsi %[[ID]], %[[C3]] : index
+// CHECK-NEXT:      %[[R:.+]] = arith.divsi %[[ID]], %[[C3]] : index
+// CHECK-NEXT:      %[[J:.+]] = arith.remsi %[[R]], %[[DIM]] : index
+// CHECK-NEXT:      %[[I:.+]] = arith.divsi %[[R]], %[[DIM]] : index
+// CHECK-NEXT:      memref.store %{{.+}}, %[[A]][%[[I]], %[[J]], %[[K]]]
+// CHECK-NEXT:    }
+func.func @k3_s0(%arg0: memref<2x?x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %cst = arith.constant 0.0 : f32
+  %d1 = memref.dim %arg0, %c1 : memref<2x?x3xf32>
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c2, %d1, %c3) step (%c1, %c1, %c1) {
+    memref.store %cst, %arg0[%i, %j, %k] : memref<2x?x3xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 1-D: the id is the index itself (no remsi/divsi).
+// CHECK-LABEL: gpu.func @one_s0(
+// CHECK-SAME:    %[[A:[^:]+]]: memref<1000xf32>) kernel
+// CHECK-DAG:     %[[C1000:.+]] = arith.constant 1000 : index
+// CHECK:         %[[ID:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[C1000]] : index
+// CHECK:         scf.if %[[IN_RANGE]] {
+// CHECK-NOT:       arith.remsi
+// CHECK-NOT:       arith.divsi
+// CHECK-NEXT:      memref.store %{{.+}}, %[[A]][%[[ID]]]
+// CHECK-NEXT:    }
+func.func @one_s0(%arg0: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %cst = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    memref.store %cst, %arg0[%i] : memref<1000xf32>
+    scf.reduce
+  }
+  return
+}
