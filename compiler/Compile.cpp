@@ -126,5 +126,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
              << "code generation for " << target << " failed: " << error;
     artifact.binaries.push_back(std::move(binary));
   }
+  // The runtime checks the same rules on load; breaking one is a compiler bug.
+  std::string invalid;
+  if (!format::validate(artifact, invalid))
+    return emitError(fileLoc) << "internal compiler error: the artifact "
+                                 "breaks the format's rules: "
+                              << invalid;
   return success();
 }

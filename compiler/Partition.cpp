@@ -14,6 +14,8 @@
 
 #include "compiler/Partition.h"
 
+#include "compiler/DimEqualities.h"
+
 #include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -54,6 +56,7 @@ private:
   format::Artifact &artifact;
   OpBuilder builder;
   DenseMap<Value, View> views;
+  DimEqualities equalities;
 };
 
 } // namespace
@@ -139,6 +142,11 @@ static MemRefType memrefOf(Type tensorType) {
 }
 
 LogicalResult Partitioner::addKernel(Operation *op) {
+  SmallVector<Shape> operandShapes;
+  for (Value v : op->getOperands())
+    operandShapes.push_back(views[v].shape);
+  if (failed(collectDimEqualities(op, operandShapes, equalities)))
+    return failure();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (failed(dtypeOf(resultType.getElementType())))
     return op->emitError() << describeLoc(op->getLoc())
@@ -249,6 +257,7 @@ LogicalResult Partitioner::run() {
       return failure();
     }
   }
+  equalities.apply(artifact);
   return success();
 }
 
