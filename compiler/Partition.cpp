@@ -45,7 +45,8 @@ private:
     Shape shape;
   };
 
-  FailureOr<Shape> shapeOf(Operation *op, RankedTensorType type);
+  /// The plan shape of result `result` of `op`, dynamic dims named.
+  FailureOr<Shape> shapeOf(Operation *op, unsigned result);
   uint32_t addBuffer(Buffer::Kind kind, RankedTensorType type, Shape shape);
   LogicalResult addWeight(ConstantOp op);
   LogicalResult addKernel(Operation *op);
@@ -74,14 +75,15 @@ static FailureOr<format::DType> dtypeOf(Type t) {
   return failure();
 }
 
-FailureOr<Shape> Partitioner::shapeOf(Operation *op, RankedTensorType type) {
+FailureOr<Shape> Partitioner::shapeOf(Operation *op, unsigned result) {
+  auto type = cast<RankedTensorType>(op->getResult(result).getType());
   Shape shape;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d)) {
       shape.push_back(Dim{type.getDimSize(d), ""});
       continue;
     }
-    auto source = dynamicDimSource(op, d);
+    auto source = dynamicDimSource(op, result, d);
     if (!source)
       return op->emitError() << describeLoc(op->getLoc()) << ": result dim "
                              << d << " is dynamic and cannot be expressed "
@@ -147,16 +149,22 @@ LogicalResult Partitioner::addKernel(Operation *op) {
     operandShapes.push_back(views[v].shape);
   if (failed(collectDimEqualities(op, operandShapes, equalities)))
     return failure();
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (failed(dtypeOf(resultType.getElementType())))
-    return op->emitError() << describeLoc(op->getLoc())
-                           << ": unsupported element type";
-  FailureOr<Shape> shape = shapeOf(op, resultType);
-  if (failed(shape))
-    return failure();
-  uint32_t out = addBuffer(Buffer::Kind::Transient, resultType, *shape);
+  // One Transient buffer per result.
+  SmallVector<uint32_t> outs;
+  SmallVector<Shape> shapes;
+  for (OpResult result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (failed(dtypeOf(type.getElementType())))
+      return op->emitError() << describeLoc(op->getLoc())
+                             << ": unsupported element type";
+    FailureOr<Shape> shape = shapeOf(op, result.getResultNumber());
+    if (failed(shape))
+      return failure();
+    outs.push_back(addBuffer(Buffer::Kind::Transient, type, *shape));
+    shapes.push_back(*shape);
+  }
 
-  // The kernel function: inputs, then the output, as memrefs.
+  // The kernel function: inputs, then the outputs, as memrefs.
   uint32_t index = artifact.kernels.size();
   std::string node, opType;
   onnxNodeOf(op->getLoc(), node, opType);
@@ -164,7 +172,8 @@ LogicalResult Partitioner::addKernel(Operation *op) {
   SmallVector<Type> argTypes;
   for (Value v : op->getOperands())
     argTypes.push_back(memrefOf(v.getType()));
-  argTypes.push_back(memrefOf(resultType));
+  for (Type t : op->getResultTypes())
+    argTypes.push_back(memrefOf(t));
   builder.setInsertionPointToEnd(kernels.getBody());
   auto func = func::FuncOp::create(builder, op->getLoc(), symbol,
                                    builder.getFunctionType(argTypes, {}));
@@ -177,22 +186,26 @@ LogicalResult Partitioner::addKernel(Operation *op) {
                    /*restrict=*/true)
                    .getResult());
   Operation *clone = builder.clone(*op, map);
-  auto store = bufferization::MaterializeInDestinationOp::create(
-      builder, op->getLoc(), TypeRange{}, clone->getResult(0),
-      body->getArguments().back());
-  store.setRestrict(true);
-  store.setWritable(true);
+  for (OpResult result : clone->getResults()) {
+    auto store = bufferization::MaterializeInDestinationOp::create(
+        builder, op->getLoc(), TypeRange{}, result,
+        body->getArgument(op->getNumOperands() + result.getResultNumber()));
+    store.setRestrict(true);
+    store.setWritable(true);
+  }
   func::ReturnOp::create(builder, op->getLoc());
 
   format::Launch launch;
   launch.kernel = index;
   for (Value v : op->getOperands())
     launch.args.push_back({views[v].buffer, views[v].shape});
-  launch.args.push_back({out, *shape});
-  launch.workSize = *shape;
+  for (auto [out, shape] : llvm::zip(outs, shapes))
+    launch.args.push_back({out, shape});
+  launch.workSize = shapes.front();
   artifact.kernels.push_back({symbol, node, opType});
   artifact.plan.push_back(std::move(launch));
-  views[op->getResult(0)] = View{out, *shape};
+  for (auto [result, out, shape] : llvm::zip(op->getResults(), outs, shapes))
+    views[result] = View{out, shape};
   return success();
 }
 
@@ -232,8 +245,7 @@ LogicalResult Partitioner::run() {
       if (failed(addWeight(c)))
         return failure();
     } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-      FailureOr<Shape> shape =
-          shapeOf(r, cast<RankedTensorType>(r.getType()));
+      FailureOr<Shape> shape = shapeOf(r, 0);
       if (failed(shape))
         return failure();
       views[r.getResult()] = View{views[r.getInput()].buffer, *shape};

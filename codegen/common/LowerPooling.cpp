@@ -27,7 +27,7 @@ struct Window {
 
 template <typename PoolOp>
 FailureOr<Window> buildWindow(PoolOp op, PatternRewriter &rewriter) {
-  RankedTensorType type = op.getType();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   int64_t rank = type.getRank(), spatial = rank - 2;
   for (int64_t i = 2; i < rank; ++i)
@@ -59,6 +59,26 @@ FailureOr<Window> buildWindow(PoolOp op, PatternRewriter &rewriter) {
   return w;
 }
 
+/// The identity of max for `element`: -inf, or the smallest integer.
+Value lowestValue(OpBuilder &b, Location loc, Type element, bool isUnsigned) {
+  if (auto f = dyn_cast<FloatType>(element))
+    return scalar(b, loc, f, -std::numeric_limits<double>::infinity());
+  unsigned width = element.getIntOrFloatBitWidth();
+  APInt min = isUnsigned ? APInt::getMinValue(width)
+                         : APInt::getSignedMinValue(width);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, min));
+}
+
+/// Whether `x` > `y` (ordered for floats; unsigned when `isUnsigned`).
+Value greaterThan(OpBuilder &b, Location loc, Value x, Value y,
+                  bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+  return arith::CmpIOp::create(
+      b, loc, isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt,
+      x, y);
+}
+
 struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPoolOp op,
@@ -68,19 +88,9 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
       return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    // The identity of max: -inf, or the type's smallest integer.
     Type element = type.getElementType();
     bool isUnsigned = op.getIsUnsigned();
-    Value lowest;
-    if (auto f = dyn_cast<FloatType>(element)) {
-      lowest = scalar(rewriter, loc, f, -std::numeric_limits<double>::infinity());
-    } else {
-      unsigned width = element.getIntOrFloatBitWidth();
-      APInt min = isUnsigned ? APInt::getMinValue(width)
-                             : APInt::getSignedMinValue(width);
-      lowest = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getIntegerAttr(element, min));
-    }
+    Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
     Value empty = emptyTensor(rewriter, loc, type,
                               {{op.getInput(), 0}, {op.getInput(), 1}});
@@ -101,6 +111,83 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
           yield(b, l, m);
         });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// MaxPool with indices: one generic with two outputs, the running maximum
+/// and the flattened position (in the unpadded input) where it was found.
+struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPoolWithIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<Window> w = buildWindow(op, rewriter);
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    Type element = type.getElementType();
+    bool isUnsigned = op.getIsUnsigned();
+    int64_t rank = type.getRank(), spatial = rank - 2;
+    Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
+    Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
+    SmallVector<DimSource> sources = {{op.getInput(), 0}, {op.getInput(), 1}};
+    Value values = linalg::FillOp::create(
+                       rewriter, loc, lowest,
+                       emptyTensor(rewriter, loc, type, sources))
+                       .getResult(0);
+    Value indices = fill(rewriter, loc,
+                         emptyTensor(rewriter, loc, op.getIndices().getType(),
+                                     sources),
+                         0);
+    SmallVector<AffineMap> maps = w->maps;
+    maps.push_back(maps.back()); // the indices follow the output
+    SmallVector<int64_t> strides(op.getStrides()), dil(op.getDilations()),
+        pads(op.getPads());
+    ArrayRef<int64_t> inShape = inType.getShape();
+    bool columnMajor = op.getColumnMajor();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type, op.getIndices().getType()},
+        ValueRange{input, w->window}, ValueRange{values, indices}, maps,
+        iterators(rank, spatial),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto c = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          // ((n * C + c) * D1 + pos1) * D2 + pos2 ..., pos = o*s + k*d - pad
+          // (spatial dims in reverse order when column-major)
+          Value flat = arith::AddIOp::create(
+              b, l,
+              arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, 0),
+                                    c(inShape[1])),
+              linalg::IndexOp::create(b, l, 1));
+          for (int64_t j = 0; j < spatial; ++j) {
+            int64_t i = columnMajor ? spatial - 1 - j : j;
+            Value pos = arith::SubIOp::create(
+                b, l,
+                arith::AddIOp::create(
+                    b, l,
+                    arith::MulIOp::create(b, l,
+                                          linalg::IndexOp::create(b, l, 2 + i),
+                                          c(strides[i])),
+                    arith::MulIOp::create(
+                        b, l, linalg::IndexOp::create(b, l, rank + i),
+                        c(dil[i]))),
+                c(pads[i]));
+            flat = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, flat, c(inShape[2 + i])),
+                pos);
+          }
+          Value index =
+              arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+          Value better = greaterThan(b, l, a[0], a[2], isUnsigned);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, better, a[0], a[2]),
+                         arith::SelectOp::create(b, l, better, index, a[3])});
+        });
+    rewriter.replaceOp(op, generic.getResults());
     return success();
   }
 };
@@ -223,6 +310,7 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
 } // namespace
 
 void tessel::populatePoolingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerMaxPool, LowerAveragePool, LowerGlobalAveragePool>(
+  patterns.add<LowerMaxPool, LowerMaxPoolWithIndices, LowerAveragePool,
+               LowerGlobalAveragePool>(
       patterns.getContext());
 }

@@ -29,14 +29,17 @@ static Source broadcastSource(Operation *op, int64_t rank, int64_t dim,
   return std::nullopt;
 }
 
-Source tessel::dynamicDimSource(Operation *op, int64_t d) {
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+Source tessel::dynamicDimSource(Operation *op, unsigned resultIndex,
+                                int64_t d) {
+  // Every op with several results gives them all the same shape.
+  auto result = cast<RankedTensorType>(op->getResult(resultIndex).getType());
   int64_t rank = result.getRank();
   if (isa<AddOp, SubOp, MulOp, DivOp>(op))
     return broadcastSource(op, rank, d, 2);
   if (isa<ReluOp, SigmoidOp, TanhOp, SoftmaxOp, BatchNormOp, IdentityOp>(op))
     return std::pair{0u, d};
-  if (isa<ConvOp, MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp>(op)) {
+  if (isa<ConvOp, MaxPoolOp, MaxPoolWithIndicesOp, AveragePoolOp,
+          GlobalAveragePoolOp>(op)) {
     if (d == 0 || (d == 1 && !isa<ConvOp>(op)))
       return std::pair{0u, d};
     return std::nullopt;

@@ -49,11 +49,11 @@ std::string describeLoc(mlir::Location loc);
 /// (either may come back empty).
 void onnxNodeOf(mlir::Location loc, std::string &node, std::string &opType);
 
-/// For a dynamic dim `resultDim` of the single result of graph op `op`: the
+/// For a dynamic dim `resultDim` of result `result` of graph op `op`: the
 /// operand and operand dim whose extent it equals, or std::nullopt when it is
 /// no single operand dim (e.g. a reshape that merges a dynamic dim).
 std::optional<std::pair<unsigned, int64_t>>
-dynamicDimSource(mlir::Operation *op, int64_t resultDim);
+dynamicDimSource(mlir::Operation *op, unsigned result, int64_t resultDim);
 
 } // namespace tessel
 

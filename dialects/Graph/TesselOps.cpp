@@ -213,10 +213,19 @@ static LogicalResult verifyPool(PoolOp op) {
         in.getDimSize(2 + i), op.getKernelShape()[i], op.getStrides()[i],
         op.getPads()[i], op.getPads()[spatial + i], op.getDilations()[i],
         op.getCeilMode()));
-  return checkShape(op, op.getType(), expected, "result");
+  return checkShape(op, cast<RankedTensorType>(op.getResult().getType()),
+                    expected, "result");
 }
 
 LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+LogicalResult MaxPoolWithIndicesOp::verify() {
+  if (failed(verifyPool(*this)))
+    return failure();
+  if (getIndices().getType().getShape() !=
+      cast<RankedTensorType>(getResult().getType()).getShape())
+    return emitOpError("indices must have the result's shape");
+  return success();
+}
 LogicalResult AveragePoolOp::verify() { return verifyPool(*this); }
 
 LogicalResult GlobalAveragePoolOp::verify() {

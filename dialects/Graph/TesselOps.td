@@ -181,6 +181,26 @@ def Tessel_MaxPoolOp
   let results = (outs Tessel_NumericTensor:$result);
 }
 
+def Tessel_MaxPoolWithIndicesOp : Tessel_Op<"max_pool_with_indices"> {
+  let summary = "MaxPool with its second ONNX output, the argmax indices";
+  let description = [{
+    `indices` holds, for each output element, the position of the selected
+    input element in the flattened, unpadded input tensor N x C x D1 x ... x
+    Dn, as ONNX MaxPool's Indices: row-major spatial dims, or column-major
+    ones with `column_major` (ONNX storage_order = 1). The first maximum in
+    window order wins.
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                   UnitAttr:$is_unsigned, UnitAttr:$column_major);
+  let results = (outs Tessel_NumericTensor:$result,
+                 RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Tessel_AveragePoolOp
     : Tessel_PoolOp<"average_pool", (ins BoolAttr:$count_include_pad)> {
   let summary = "Average pooling over the spatial dims (ONNX AveragePool)";

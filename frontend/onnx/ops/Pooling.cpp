@@ -55,21 +55,32 @@ FailureOr<PoolWindow> poolWindow(NodeContext &n, bool allowIntegers) {
 LogicalResult importMaxPool(NodeContext &n) {
   if (!n.input(0))
     return failure();
-  if (n.node.output_size() > 1 && !n.node.output(1).empty())
-    return n.error("the Indices output is not supported yet");
-  if (n.getInt("storage_order", 0) != 0)
-    return n.error("storage_order=1 is not supported yet");
+  bool withIndices = n.node.output_size() > 1 && !n.node.output(1).empty();
   FailureOr<PoolWindow> w = poolWindow(n, /*allowIntegers=*/true);
   if (failed(w))
     return failure();
   auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
+  bool isUnsignedInput = isUnsigned(n.inputOnnxType(0));
+  if (withIndices) {
+    auto indicesType = RankedTensorType::get(w->shape, n.b.getI64Type());
+    auto pool = MaxPoolWithIndicesOp::create(
+        n.b, n.loc, type, indicesType, n.input(0),
+        n.b.getDenseI64ArrayAttr(w->kernel), n.b.getDenseI64ArrayAttr(w->strides),
+        n.b.getDenseI64ArrayAttr(w->pads), n.b.getDenseI64ArrayAttr(w->dilations),
+        n.b.getBoolAttr(w->ceil),
+        isUnsignedInput ? n.b.getUnitAttr() : UnitAttr(),
+        n.getInt("storage_order", 0) ? n.b.getUnitAttr() : UnitAttr());
+    n.setOutput(0, pool.getResult());
+    n.setOutput(1, pool.getIndices(), onnx::TensorProto::INT64);
+    return success();
+  }
   auto pool = MaxPoolOp::create(n.b, n.loc, type, n.input(0),
                                 n.b.getDenseI64ArrayAttr(w->kernel),
                                 n.b.getDenseI64ArrayAttr(w->strides),
                                 n.b.getDenseI64ArrayAttr(w->pads),
                                 n.b.getDenseI64ArrayAttr(w->dilations),
                                 n.b.getBoolAttr(w->ceil));
-  pool.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  pool.setIsUnsigned(isUnsignedInput);
   n.setOutput(0, pool);
   return success();
 }

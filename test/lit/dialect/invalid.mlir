@@ -464,3 +464,11 @@ func.func @concat_element_type(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) -> tens
   %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+func.func @max_pool_indices_shape(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{'tessel.max_pool_with_indices' op indices must have the result's shape}}
+  %0, %1 = tessel.max_pool_with_indices %x {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x3xi64>)
+  return %0 : tensor<1x1x2x2xf32>
+}

@@ -251,3 +251,12 @@ func.func @concat(%a: tensor<?x2xf32>, %b: tensor<?x3xf32>, %c: tensor<4x3xf32>)
   %1 = tessel.concat %b, %c {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
   return %0, %1 : tensor<?x7xf32>, tensor<?x3xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_with_indices(
+// CHECK: %{{.+}}, %{{.+}} = tessel.max_pool_with_indices %{{.+}} {ceil_mode = true, column_major, dilations = array<i64: 1, 1>, is_unsigned, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x1x5x5xi8>) -> (tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>)
+func.func @max_pool_with_indices(%x: tensor<?x1x5x5xi8>) -> (tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>) {
+  %0, %1 = tessel.max_pool_with_indices %x {ceil_mode = true, column_major, dilations = array<i64: 1, 1>, is_unsigned, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x1x5x5xi8>) -> (tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>)
+  return %0, %1 : tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>
+}
