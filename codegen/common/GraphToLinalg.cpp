@@ -136,6 +136,7 @@ void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
   populateContractionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
+  populateNormalizationToLinalgPatterns(patterns);
 }
 
 namespace {

@@ -38,6 +38,8 @@ Source tessel::dynamicDimSource(Operation *op, unsigned resultIndex,
     return broadcastSource(op, rank, d, 2);
   if (isa<ReluOp, SigmoidOp, TanhOp, SoftmaxOp, BatchNormOp, IdentityOp>(op))
     return std::pair{0u, d};
+  if (isa<BatchNormTrainingOp>(op)) // y has the input's shape; the rest [C]
+    return resultIndex == 0 ? std::pair{0u, d} : std::pair{0u, int64_t(1)};
   if (isa<ConvOp, MaxPoolOp, MaxPoolWithIndicesOp, AveragePoolOp,
           GlobalAveragePoolOp>(op)) {
     if (d == 0 || (d == 1 && !isa<ConvOp>(op)))

@@ -237,16 +237,39 @@ LogicalResult GlobalAveragePoolOp::verify() {
   return checkShape(*this, getType(), expected, "result");
 }
 
+/// Shared checks of inference and training batch normalization.
+static LogicalResult verifyBatchNormOperands(Operation *op, Value input,
+                                             ValueRange vectors) {
+  RankedTensorType in = rankedType(input);
+  if (in.getRank() < 2)
+    return op->emitOpError("input must have rank >= 2");
+  StringRef names[] = {"scale", "bias", "mean", "variance"};
+  for (auto [i, v] : llvm::enumerate(vectors))
+    if (failed(checkShape(op, rankedType(v), {in.getDimSize(1)}, names[i])))
+      return failure();
+  return success();
+}
+
+LogicalResult BatchNormTrainingOp::verify() {
+  if (failed(verifyBatchNormOperands(
+          *this, getInput(), {getScale(), getBias(), getMean(), getVariance()})))
+    return failure();
+  RankedTensorType in = rankedType(getInput());
+  if (failed(checkShape(*this, rankedType(getResult()), in.getShape(),
+                        "result")) ||
+      failed(checkShape(*this, rankedType(getRunningMean()),
+                        {in.getDimSize(1)}, "running mean")) ||
+      failed(checkShape(*this, rankedType(getRunningVariance()),
+                        {in.getDimSize(1)}, "running variance")))
+    return failure();
+  return success();
+}
+
 LogicalResult BatchNormOp::verify() {
   RankedTensorType in = rankedType(getInput());
-  if (in.getRank() < 2)
-    return emitOpError("input must have rank >= 2");
-  int64_t c = in.getDimSize(1);
-  Value vectors[] = {getScale(), getBias(), getMean(), getVariance()};
-  StringRef names[] = {"scale", "bias", "mean", "variance"};
-  for (int i = 0; i < 4; ++i)
-    if (failed(checkShape(*this, rankedType(vectors[i]), {c}, names[i])))
-      return failure();
+  if (failed(verifyBatchNormOperands(
+          *this, getInput(), {getScale(), getBias(), getMean(), getVariance()})))
+    return failure();
   return checkShape(*this, getType(), in.getShape(), "result");
 }
 

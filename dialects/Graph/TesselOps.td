@@ -229,6 +229,28 @@ def Tessel_BatchNormOp
   let hasVerifier = 1;
 }
 
+def Tessel_BatchNormTrainingOp
+    : Tessel_Op<"batch_norm_training", [SameOperandsAndResultElementType]> {
+  let summary = "Training-mode batch normalization (ONNX training_mode = 1)";
+  let description = [{
+    Normalizes with the batch's own statistics over every dim but dim 1
+    (mean and population variance), and updates the running statistics:
+    running = input_running * momentum + batch_stat * (1 - momentum).
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$scale,
+                   Tessel_FloatTensor:$bias, Tessel_FloatTensor:$mean,
+                   Tessel_FloatTensor:$variance, F32Attr:$epsilon,
+                   F32Attr:$momentum);
+  let results = (outs Tessel_FloatTensor:$result,
+                 Tessel_FloatTensor:$running_mean,
+                 Tessel_FloatTensor:$running_variance);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -9,12 +9,10 @@ using namespace tessel::onnx_import;
 namespace {
 
 LogicalResult importBatchNorm(NodeContext &n) {
-  if (n.getInt("training_mode", 0) != 0)
-    return n.error("training_mode=1 is not supported (inference only)");
-  for (int i = 1; i < n.node.output_size(); ++i)
+  bool training = n.getInt("training_mode", 0) != 0;
+  for (int i = 1; i < n.node.output_size() && !training; ++i)
     if (!n.node.output(i).empty())
-      return n.error("running mean/var outputs are not supported (inference "
-                     "only)");
+      return n.error("running mean/var outputs need training_mode=1");
   SmallVector<Value> in;
   for (int i = 0; i < 5; ++i) {
     in.push_back(n.input(i));
@@ -29,6 +27,16 @@ LogicalResult importBatchNorm(NodeContext &n) {
         n.inputType(i).getElementType() != xt.getElementType())
       return n.error("scale, bias, mean and variance must be vectors of the "
                      "input's element type");
+  if (training) {
+    auto vector = n.inputType(3);
+    auto op = BatchNormTrainingOp::create(
+        n.b, n.loc, TypeRange{xt, vector, vector}, in[0], in[1], in[2], in[3],
+        in[4], n.b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f)),
+        n.b.getF32FloatAttr(n.getFloat("momentum", 0.9f)));
+    for (int i = 0; i < 3; ++i)
+      n.setOutput(i, op->getResult(i));
+    return success();
+  }
   n.setOutput(0, BatchNormOp::create(n.b, n.loc, xt, in[0], in[1], in[2],
                                      in[3], in[4],
                                      n.b.getF32FloatAttr(
