@@ -63,5 +63,11 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
   if (!emitModule(*llvmModule, *tm, llvm::CodeGenFileType::ObjectFile, object,
                   error))
     return false;
-  return linkSharedObject(object, {"--as-needed", "-O2"}, out, error);
+  // Kernels call libm (expf, ...) and libc (memset): name them as needed
+  // libraries so the object resolves on its own wherever it is loaded.
+  return linkSharedObject(object,
+                          {"-O2", "--as-needed", "-L/lib/x86_64-linux-gnu",
+                           "-L/usr/lib/x86_64-linux-gnu", "-l:libm.so.6",
+                           "-l:libc.so.6"},
+                          out, error);
 }
