@@ -79,6 +79,15 @@ Value greaterThan(OpBuilder &b, Location loc, Value x, Value y,
       x, y);
 }
 
+/// max(x, y) (NaN-propagating for floats; unsigned when `isUnsigned`).
+Value maximum(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
 struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPoolOp op,
@@ -101,14 +110,7 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
         rewriter, loc, {input, w->window}, init, w->maps,
         iterators(type.getRank(), spatial),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value m;
-          if (isa<FloatType>(element))
-            m = arith::MaximumFOp::create(b, l, a[0], a[2]);
-          else if (isUnsigned)
-            m = arith::MaxUIOp::create(b, l, a[0], a[2]);
-          else
-            m = arith::MaxSIOp::create(b, l, a[0], a[2]);
-          yield(b, l, m);
+          yield(b, l, maximum(b, l, a[0], a[2], isUnsigned));
         });
     rewriter.replaceOp(op, result);
     return success();
