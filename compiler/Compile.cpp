@@ -25,7 +25,8 @@
 using namespace mlir;
 
 /// Prints `module` into `options.emitted` when `stage` is the one asked for.
-static bool emitted(tessel::CompileOptions &options, StringRef stage, ModuleOp module) {
+static bool emitted(tessel::CompileOptions &options, StringRef stage,
+                    ModuleOp module) {
   if (options.emit != stage)
     return false;
   llvm::raw_string_ostream os(options.emitted);

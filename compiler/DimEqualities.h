@@ -41,10 +41,9 @@ private:
 /// Records what `op` (a graph op) requires of the dims of its operands,
 /// whose plan shapes are `operands`. Fails, at the op, if it requires two
 /// different static extents to be equal.
-mlir::LogicalResult
-collectDimEqualities(mlir::Operation *op,
-                     llvm::ArrayRef<format::Shape> operands,
-                     DimEqualities &equalities);
+mlir::LogicalResult collectDimEqualities(mlir::Operation *op,
+                                         llvm::ArrayRef<format::Shape> operands,
+                                         DimEqualities &equalities);
 
 } // namespace tessel
 

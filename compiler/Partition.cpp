@@ -63,15 +63,24 @@ private:
 } // namespace
 
 static FailureOr<format::DType> dtypeOf(Type t) {
-  if (t.isF32()) return format::DType::F32;
-  if (t.isF64()) return format::DType::F64;
-  if (t.isF16()) return format::DType::F16;
-  if (t.isBF16()) return format::DType::BF16;
-  if (t.isInteger(1)) return format::DType::Bool;
-  if (t.isInteger(8)) return format::DType::I8;
-  if (t.isInteger(16)) return format::DType::I16;
-  if (t.isInteger(32)) return format::DType::I32;
-  if (t.isInteger(64)) return format::DType::I64;
+  if (t.isF32())
+    return format::DType::F32;
+  if (t.isF64())
+    return format::DType::F64;
+  if (t.isF16())
+    return format::DType::F16;
+  if (t.isBF16())
+    return format::DType::BF16;
+  if (t.isInteger(1))
+    return format::DType::Bool;
+  if (t.isInteger(8))
+    return format::DType::I8;
+  if (t.isInteger(16))
+    return format::DType::I16;
+  if (t.isInteger(32))
+    return format::DType::I32;
+  if (t.isInteger(64))
+    return format::DType::I64;
   return failure();
 }
 
@@ -155,8 +164,8 @@ LogicalResult Partitioner::addKernel(Operation *op) {
   for (OpResult result : op->getResults()) {
     auto type = cast<RankedTensorType>(result.getType());
     if (failed(dtypeOf(type.getElementType())))
-      return op->emitError() << describeLoc(op->getLoc())
-                             << ": unsupported element type";
+      return op->emitError()
+             << describeLoc(op->getLoc()) << ": unsupported element type";
     FailureOr<Shape> shape = shapeOf(op, result.getResultNumber());
     if (failed(shape))
       return failure();
@@ -259,11 +268,11 @@ LogicalResult Partitioner::run() {
           return failure();
         artifact.buffers[id].kind = Buffer::Kind::Output;
         if (dtypes)
-          artifact.buffers[id].dtype = static_cast<format::DType>(
-              cast<IntegerAttr>(dtypes[i]).getInt());
-        artifact.outputs.push_back(
-            {cast<StringAttr>(names[i]).str(), artifact.buffers[id].dtype,
-             views[v].shape, id});
+          artifact.buffers[id].dtype =
+              static_cast<format::DType>(cast<IntegerAttr>(dtypes[i]).getInt());
+        artifact.outputs.push_back({cast<StringAttr>(names[i]).str(),
+                                    artifact.buffers[id].dtype, views[v].shape,
+                                    id});
       }
     } else if (failed(addKernel(&op))) {
       return failure();
@@ -275,8 +284,9 @@ LogicalResult Partitioner::run() {
 
 LogicalResult tessel::partitionGraph(func::FuncOp graph, ModuleOp kernels,
                                      format::Artifact &artifact) {
-  graph.getContext()->loadDialect<bufferization::BufferizationDialect,
-                                  memref::MemRefDialect>();
+  graph.getContext()
+      ->loadDialect<bufferization::BufferizationDialect,
+                    memref::MemRefDialect>();
   return Partitioner(graph, kernels, artifact).run();
 }
 
@@ -296,10 +306,10 @@ LogicalResult tessel::expandStages(ModuleOp kernels,
       continue; // a kernel with nothing to do (e.g. an empty copy)
     // Workspaces: one Transient buffer each, shared by the kernel's stages.
     std::vector<format::LaunchArg> args = launch.args;
-    auto workspaces = stages.front()->getAttrOfType<ArrayAttr>(
-        "tessel.workspace_dims");
-    unsigned firstWorkspace = stages.front().getNumArguments() -
-                              (workspaces ? workspaces.size() : 0);
+    auto workspaces =
+        stages.front()->getAttrOfType<ArrayAttr>("tessel.workspace_dims");
+    unsigned firstWorkspace =
+        stages.front().getNumArguments() - (workspaces ? workspaces.size() : 0);
     for (auto [w, dimsAttr] : llvm::enumerate(
              workspaces ? workspaces.getValue() : ArrayRef<Attribute>())) {
       auto type = cast<MemRefType>(

@@ -3,8 +3,8 @@
 #include "compiler/Registration.h"
 
 #include "codegen/common/Passes.h"
-#include "compiler/Targets.h"
 #include "codegen/cpu/CpuBackend.h"
+#include "compiler/Targets.h"
 #include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/InitAllDialects.h"

@@ -17,7 +17,8 @@ const std::vector<std::string> &tessel::knownTargets() {
 std::unique_ptr<tessel::GpuTarget>
 tessel::createGpuTarget(const std::string &name) {
   const auto &known = knownTargets();
-  if (name == "cpu" || std::find(known.begin(), known.end(), name) == known.end())
+  if (name == "cpu" ||
+      std::find(known.begin(), known.end(), name) == known.end())
     return nullptr;
   if (name.rfind("cuda:", 0) == 0)
     return createNvidiaTarget(name.substr(5));

@@ -25,8 +25,8 @@ public:
 
   void addToLlvmPasses(OpPassManager &pm) const override {
     std::string pipeline = "tessel-gpu-math-to-intrinsics{vendor=amd},"
-                           " convert-gpu-to-rocdl{chipset=" + chip +
-                           " index-bitwidth=64}, canonicalize";
+                           " convert-gpu-to-rocdl{chipset=" +
+                           chip + " index-bitwidth=64}, canonicalize";
     if (failed(parsePassPipeline(pipeline, pm)))
       llvm::report_fatal_error("tessel: invalid built-in ROCDL pipeline");
   }

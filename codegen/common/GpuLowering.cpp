@@ -35,4 +35,3 @@ bool tessel::emitGpuBinary(ModuleOp module, const GpuTarget &target,
       translateGpuModule(module, context, error);
   return llvmModule && target.emitBinary(*llvmModule, out, error);
 }
-

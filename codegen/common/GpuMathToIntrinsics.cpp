@@ -11,7 +11,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-
 namespace tessel {
 #define GEN_PASS_DEF_GPUMATHTOINTRINSICSPASS
 #include "codegen/common/Passes.h.inc"
@@ -30,8 +29,8 @@ constexpr VendorMath kNvidia = {"llvm.nvvm.ex2.approx.ftz.f",
 constexpr VendorMath kAmd = {"llvm.amdgcn.exp2", "llvm.amdgcn.sqrt",
                              "llvm.floor"};
 
-Value callIntrinsic(PatternRewriter &rewriter, Location loc,
-                    const char *name, Value x) {
+Value callIntrinsic(PatternRewriter &rewriter, Location loc, const char *name,
+                    Value x) {
   return LLVM::CallIntrinsicOp::create(rewriter, loc, x.getType(),
                                        rewriter.getStringAttr(name),
                                        ValueRange{x})
@@ -39,10 +38,9 @@ Value callIntrinsic(PatternRewriter &rewriter, Location loc,
 }
 
 /// Rewrites a unary f32 intrinsic `Op` with `fn`.
-template <typename Op>
-struct UnaryF32 : OpRewritePattern<Op> {
-  UnaryF32(MLIRContext *ctx, std::function<Value(PatternRewriter &, Location,
-                                                 Value)> fn)
+template <typename Op> struct UnaryF32 : OpRewritePattern<Op> {
+  UnaryF32(MLIRContext *ctx,
+           std::function<Value(PatternRewriter &, Location, Value)> fn)
       : OpRewritePattern<Op>(ctx), fn(std::move(fn)) {}
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
@@ -75,13 +73,13 @@ struct GpuMathToIntrinsicsPass
     patterns.add<UnaryF32<LLVM::SqrtOp>>(ctx, direct(v.sqrt));
     patterns.add<UnaryF32<LLVM::FFloorOp>>(ctx, direct(v.floor));
     // exp(x) = exp2(x * log2(e))
-    patterns.add<UnaryF32<LLVM::ExpOp>>(
-        ctx, [exp2 = v.exp2](PatternRewriter &r, Location l, Value x) {
-          Value log2e = LLVM::ConstantOp::create(
-              r, l, x.getType(), r.getF32FloatAttr(1.4426950408889634f)); // log2(e)
-          return callIntrinsic(r, l, exp2,
-                               LLVM::FMulOp::create(r, l, x, log2e));
-        });
+    patterns.add<UnaryF32<LLVM::ExpOp>>(ctx, [exp2 = v.exp2](PatternRewriter &r,
+                                                             Location l,
+                                                             Value x) {
+      Value log2e = LLVM::ConstantOp::create(
+          r, l, x.getType(), r.getF32FloatAttr(1.4426950408889634f)); // log2(e)
+      return callIntrinsic(r, l, exp2, LLVM::FMulOp::create(r, l, x, log2e));
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

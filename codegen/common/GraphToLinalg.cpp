@@ -31,10 +31,10 @@ Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
   SmallVector<Value> dynamic;
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (type.isDynamicDim(i))
-      dynamic.push_back(tensor::DimOp::create(b, loc, sources[i].value,
-                                              sources[i].dim));
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamic);
+      dynamic.push_back(
+          tensor::DimOp::create(b, loc, sources[i].value, sources[i].dim));
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamic);
 }
 
 Value lowering::emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
@@ -125,10 +125,9 @@ Value lowering::padSpatial(OpBuilder &b, Location loc, Value input,
       shape[d] += low[d] + high[d];
   }
   auto padded = RankedTensorType::get(shape, type.getElementType());
-  return tensor::PadOp::create(b, loc, padded, input,
-                               getAsIndexOpFoldResult(b.getContext(), low),
-                               getAsIndexOpFoldResult(b.getContext(), high),
-                               value);
+  return tensor::PadOp::create(
+      b, loc, padded, input, getAsIndexOpFoldResult(b.getContext(), low),
+      getAsIndexOpFoldResult(b.getContext(), high), value);
 }
 
 void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {

@@ -55,20 +55,20 @@ mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                    double value);
 
 /// Iterator kinds: `parallel` parallel loops followed by `reduction` ones.
-llvm::SmallVector<mlir::utils::IteratorType>
-iterators(int64_t parallel, int64_t reduction = 0);
+llvm::SmallVector<mlir::utils::IteratorType> iterators(int64_t parallel,
+                                                       int64_t reduction = 0);
 
 /// linalg.yield of one value, the end of every generic body here.
 void yield(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
 
 /// Builds a linalg.generic with one result.
-mlir::Value generic(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
-    mlir::Value init, llvm::ArrayRef<mlir::AffineMap> maps,
-    llvm::ArrayRef<mlir::utils::IteratorType> iters,
-    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
-                            mlir::ValueRange)>
-        body);
+mlir::Value generic(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::ValueRange inputs, mlir::Value init,
+                    llvm::ArrayRef<mlir::AffineMap> maps,
+                    llvm::ArrayRef<mlir::utils::IteratorType> iters,
+                    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                                            mlir::ValueRange)>
+                        body);
 
 /// Map from a result of rank `resultRank` to an operand of type `operand`
 /// broadcast to it with numpy rules (trailing dims aligned; a static 1 that

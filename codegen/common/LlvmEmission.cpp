@@ -19,8 +19,7 @@ using namespace mlir;
 
 std::unique_ptr<llvm::TargetMachine>
 tessel::createTargetMachine(const std::string &tripleName,
-                            const std::string &cpu,
-                            const std::string &features,
+                            const std::string &cpu, const std::string &features,
                             llvm::Reloc::Model reloc, std::string &error) {
   static const bool initialized = [] {
     llvm::InitializeAllTargets();
@@ -30,7 +29,8 @@ tessel::createTargetMachine(const std::string &tripleName,
   }();
   (void)initialized;
   llvm::Triple triple(tripleName);
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
@@ -123,8 +123,8 @@ bool tessel::linkSharedObject(const std::vector<uint8_t> &object,
     args.push_back(f);
   args.append({"-o", shared.path, in.path});
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
     error = "ld.lld failed (" + std::to_string(rc) + ")" +
             (message.empty() ? "" : ": " + message);

@@ -78,8 +78,8 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     // Dynamic result dims: batch dims from whichever operand has them.
     SmallVector<DimSource> sources(rank, DimSource{Value(), 0});
     for (int64_t i = 0; i < batch; ++i)
-      for (auto [v, t] : {std::pair{op.getLhs(), lhsType},
-                          std::pair{op.getRhs(), rhsType}}) {
+      for (auto [v, t] :
+           {std::pair{op.getLhs(), lhsType}, std::pair{op.getRhs(), rhsType}}) {
         int64_t j = i - (batch - (t.getRank() - 2));
         if (t.getRank() > 2 && j >= 0 && t.isDynamicDim(j)) {
           sources[i] = {v, j};
@@ -91,16 +91,16 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     if (!vecB)
       sources[nLoop] = {op.getRhs(), rhsType.getRank() - 1};
 
-    Value init = fill(rewriter, loc, emptyTensor(rewriter, loc, type, sources),
-                      0.0);
+    Value init =
+        fill(rewriter, loc, emptyTensor(rewriter, loc, type, sources), 0.0);
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, lhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, rhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, outExprs, ctx)};
-    Value result = generic(rewriter, loc, {op.getLhs(), op.getRhs()}, init,
-                           maps, iterators(rank, 1),
-                           [](OpBuilder &b, Location l, ValueRange a) {
-                             multiplyAccumulate(b, l, a);
-                           });
+    Value result =
+        generic(rewriter, loc, {op.getLhs(), op.getRhs()}, init, maps,
+                iterators(rank, 1), [](OpBuilder &b, Location l, ValueRange a) {
+                  multiplyAccumulate(b, l, a);
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -115,9 +115,9 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
     RankedTensorType type = op.getType();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     bool transA = op.getTransA(), transB = op.getTransB();
-    Value init = emptyTensor(rewriter, loc, type,
-                             {{op.getA(), transA ? 1 : 0},
-                              {op.getB(), transB ? 0 : 1}});
+    Value init =
+        emptyTensor(rewriter, loc, type,
+                    {{op.getA(), transA ? 1 : 0}, {op.getB(), transB ? 0 : 1}});
     double beta = op.getBeta().convertToDouble();
     if (Value c = op.getC(); c && beta != 0.0) {
       auto cType = cast<RankedTensorType>(c.getType());
@@ -180,9 +180,10 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     int64_t perGroupIn = wType.getDimSize(1);
     int64_t perGroupOut = wType.getDimSize(0) / group;
     AffineExpr channel =
-        group == 1 ? d(cLoop) : d(1).floorDiv(perGroupOut) * perGroupIn + d(cLoop);
-    SmallVector<AffineExpr> inExprs = {d(0), channel}, wExprs = {d(1), d(cLoop)},
-                            outExprs = {d(0), d(1)};
+        group == 1 ? d(cLoop)
+                   : d(1).floorDiv(perGroupOut) * perGroupIn + d(cLoop);
+    SmallVector<AffineExpr> inExprs = {d(0), channel},
+                            wExprs = {d(1), d(cLoop)}, outExprs = {d(0), d(1)};
     for (int64_t i = 0; i < spatial; ++i) {
       AffineExpr o = d(2 + i), k = d(cLoop + 1 + i);
       inExprs.push_back(o * op.getStrides()[i] + k * op.getDilations()[i]);
@@ -194,11 +195,9 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     if (Value bias = op.getBias()) {
       auto biasMap = AffineMap::get(type.getRank(), 0, d(1), ctx);
       auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-      init = generic(rewriter, loc, bias, init, {biasMap, id},
-                     iterators(type.getRank()),
-                     [](OpBuilder &b, Location l, ValueRange a) {
-                       yield(b, l, a[0]);
-                     });
+      init = generic(
+          rewriter, loc, bias, init, {biasMap, id}, iterators(type.getRank()),
+          [](OpBuilder &b, Location l, ValueRange a) { yield(b, l, a[0]); });
     } else {
       init = fill(rewriter, loc, init, 0.0);
     }

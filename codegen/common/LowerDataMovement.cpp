@@ -25,9 +25,8 @@ struct LowerTranspose : OpRewritePattern<TransposeOp> {
     for (int64_t p : op.getPerm())
       sources.push_back({op.getInput(), p});
     Value init = emptyTensor(rewriter, op.getLoc(), type, sources);
-    auto transpose = linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                                 op.getInput(), init,
-                                                 op.getPerm());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), op.getInput(), init, op.getPerm());
     rewriter.replaceOp(op, transpose.getResult());
     return success();
   }
@@ -90,10 +89,10 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
           arith::ConstantIndexOp::create(rewriter, loc, known));
     }
     for (int64_t d : type.getShape())
-      extents.push_back(ShapedType::isDynamic(d)
-                            ? dynamic
-                            : arith::ConstantIndexOp::create(rewriter, loc, d)
-                                  .getResult());
+      extents.push_back(
+          ShapedType::isDynamic(d)
+              ? dynamic
+              : arith::ConstantIndexOp::create(rewriter, loc, d).getResult());
     Value shape = tensor::FromElementsOp::create(rewriter, loc, extents);
     rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, type, op.getInput(),
                                                    shape);

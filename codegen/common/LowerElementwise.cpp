@@ -21,22 +21,26 @@ namespace {
 template <typename Op>
 Value binaryScalar(OpBuilder &b, Location loc, Value lhs, Value rhs);
 
-template <> Value binaryScalar<AddOp>(OpBuilder &b, Location loc, Value l, Value r) {
+template <>
+Value binaryScalar<AddOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::AddFOp::create(b, loc, l, r);
   return arith::AddIOp::create(b, loc, l, r);
 }
-template <> Value binaryScalar<SubOp>(OpBuilder &b, Location loc, Value l, Value r) {
+template <>
+Value binaryScalar<SubOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::SubFOp::create(b, loc, l, r);
   return arith::SubIOp::create(b, loc, l, r);
 }
-template <> Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
+template <>
+Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::MulFOp::create(b, loc, l, r);
   return arith::MulIOp::create(b, loc, l, r);
 }
-template <> Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
+template <>
+Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::DivFOp::create(b, loc, l, r);
   return arith::DivSIOp::create(b, loc, l, r);
@@ -47,8 +51,7 @@ Value unsignedDiv(OpBuilder &b, Location loc, Value l, Value r) {
   return arith::DivUIOp::create(b, loc, l, r);
 }
 
-template <typename Op>
-struct LowerBinary : OpRewritePattern<Op> {
+template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
@@ -56,8 +59,8 @@ struct LowerBinary : OpRewritePattern<Op> {
     auto type = cast<RankedTensorType>(op.getType());
     MLIRContext *ctx = op.getContext();
     SmallVector<Value> operands = {op.getLhs(), op.getRhs()};
-    Value init = emptyTensor(rewriter, loc, type,
-                             broadcastSources(operands, type));
+    Value init =
+        emptyTensor(rewriter, loc, type, broadcastSources(operands, type));
     SmallVector<AffineMap> maps;
     for (Value v : operands)
       maps.push_back(broadcastMap(ctx, type.getRank(),
@@ -66,13 +69,13 @@ struct LowerBinary : OpRewritePattern<Op> {
     bool isUnsigned = false;
     if constexpr (std::is_same_v<Op, DivOp>)
       isUnsigned = op.getIsUnsigned();
-    Value result = generic(
-        rewriter, loc, operands, init, maps, iterators(type.getRank()),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          yield(b, l,
-                isUnsigned ? unsignedDiv(b, l, args[0], args[1])
-                           : binaryScalar<Op>(b, l, args[0], args[1]));
-        });
+    Value result =
+        generic(rewriter, loc, operands, init, maps, iterators(type.getRank()),
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  yield(b, l,
+                        isUnsigned ? unsignedDiv(b, l, args[0], args[1])
+                                   : binaryScalar<Op>(b, l, args[0], args[1]));
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -86,11 +89,11 @@ LogicalResult lowerUnary(Operation *op, PatternRewriter &rewriter,
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   Value init = emptyLike(rewriter, loc, type, input);
   auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
-  Value result = generic(rewriter, loc, input, init, {id, id},
-                         iterators(type.getRank()),
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           yield(b, l, fn(b, l, args[0]));
-                         });
+  Value result =
+      generic(rewriter, loc, input, init, {id, id}, iterators(type.getRank()),
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                yield(b, l, fn(b, l, args[0]));
+              });
   rewriter.replaceOp(op, result);
   return success();
 }
@@ -141,21 +144,21 @@ struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
     auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
     double eps = op.getEpsilon().convertToDouble();
-    Value result = generic(
-        rewriter, loc,
-        {op.getInput(), op.getScale(), op.getBias(), op.getMean(),
-         op.getVariance()},
-        init, {id, channel, channel, channel, channel, id}, iterators(rank),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value denom = math::SqrtOp::create(
-              b, l,
-              arith::AddFOp::create(b, l, a[4], scalar(b, l, a[4].getType(), eps)));
-          Value centered = arith::SubFOp::create(b, l, a[0], a[3]);
-          Value scaled = arith::DivFOp::create(
-              b, l, arith::MulFOp::create(b, l, centered, a[1]), denom);
-          yield(b, l,
-                                  arith::AddFOp::create(b, l, scaled, a[2]));
-        });
+    Value result =
+        generic(rewriter, loc,
+                {op.getInput(), op.getScale(), op.getBias(), op.getMean(),
+                 op.getVariance()},
+                init, {id, channel, channel, channel, channel, id},
+                iterators(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value denom = math::SqrtOp::create(
+                      b, l,
+                      arith::AddFOp::create(b, l, a[4],
+                                            scalar(b, l, a[4].getType(), eps)));
+                  Value centered = arith::SubFOp::create(b, l, a[0], a[3]);
+                  Value scaled = arith::DivFOp::create(
+                      b, l, arith::MulFOp::create(b, l, centered, a[1]), denom);
+                  yield(b, l, arith::AddFOp::create(b, l, scaled, a[2]));
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -198,18 +201,17 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
 
     Value maxInit = fill(rewriter, loc, reducedInit,
                          -std::numeric_limits<double>::infinity());
-    Value max = generic(rewriter, loc, input, maxInit, {fullMap, reducedMap},
-                        iterators(rank - 1, 1),
-                        [](OpBuilder &b, Location l, ValueRange a) {
-                          yield(b, l, arith::MaximumFOp::create(b, l, a[0], a[1]));
-                        });
+    Value max = generic(
+        rewriter, loc, input, maxInit, {fullMap, reducedMap},
+        iterators(rank - 1, 1), [](OpBuilder &b, Location l, ValueRange a) {
+          yield(b, l, arith::MaximumFOp::create(b, l, a[0], a[1]));
+        });
     Value expInit = emptyLike(rewriter, loc, type, input);
     Value exps = generic(rewriter, loc, {input, max}, expInit,
                          {fullMap, reducedMap, fullMap}, iterators(rank),
                          [](OpBuilder &b, Location l, ValueRange a) {
                            Value d = arith::SubFOp::create(b, l, a[0], a[1]);
-                           yield(b, l,
-                                                   math::ExpOp::create(b, l, d));
+                           yield(b, l, math::ExpOp::create(b, l, d));
                          });
     Value sumInit = fill(rewriter, loc, reducedInit, 0.0);
     Value sum = generic(rewriter, loc, exps, sumInit, {fullMap, reducedMap},
@@ -218,11 +220,11 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
                           yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                         });
     Value outInit = emptyLike(rewriter, loc, type, input);
-    Value result = generic(rewriter, loc, {exps, sum}, outInit,
-                           {fullMap, reducedMap, fullMap}, iterators(rank),
-                           [](OpBuilder &b, Location l, ValueRange a) {
-                             yield(b, l, arith::DivFOp::create(b, l, a[0], a[1]));
-                           });
+    Value result = generic(
+        rewriter, loc, {exps, sum}, outInit, {fullMap, reducedMap, fullMap},
+        iterators(rank), [](OpBuilder &b, Location l, ValueRange a) {
+          yield(b, l, arith::DivFOp::create(b, l, a[0], a[1]));
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -42,24 +42,26 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t i = 0; i < rank; ++i)
       if (i != 1)
-        count = arith::MulIOp::create(rewriter, loc, count,
-                                      tensor::DimOp::create(rewriter, loc, x, i));
+        count = arith::MulIOp::create(
+            rewriter, loc, count, tensor::DimOp::create(rewriter, loc, x, i));
     Value countF = arith::SIToFPOp::create(
         rewriter, loc, element,
-        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count));
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   count));
 
-    auto sumOver = [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                       function_ref<Value(OpBuilder &, Location, ValueRange)>
-                           term) {
-      SmallVector<AffineMap> maps(inputMaps);
-      maps.push_back(channel);
-      return generic(rewriter, loc, inputs, fill(rewriter, loc, vectorInit, 0.0),
-                     maps, iterators(1, rank - 1),
-                     [&](OpBuilder &b, Location l, ValueRange a) {
-                       yield(b, l, arith::AddFOp::create(b, l, a.back(),
-                                                         term(b, l, a)));
-                     });
-    };
+    auto sumOver =
+        [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+          SmallVector<AffineMap> maps(inputMaps);
+          maps.push_back(channel);
+          return generic(
+              rewriter, loc, inputs, fill(rewriter, loc, vectorInit, 0.0), maps,
+              iterators(1, rank - 1),
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                yield(b, l,
+                      arith::AddFOp::create(b, l, a.back(), term(b, l, a)));
+              });
+        };
     auto idVector = AffineMap::getMultiDimIdentityMap(1, ctx);
     auto divideByCount = [&](Value sum) {
       return generic(rewriter, loc, sum, vectorInit, {idVector, idVector},
@@ -67,10 +69,8 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
                        yield(b, l, arith::DivFOp::create(b, l, a[0], countF));
                      });
     };
-    Value mean = divideByCount(
-        sumOver(x, {xMap}, [](OpBuilder &, Location, ValueRange a) {
-          return a[0];
-        }));
+    Value mean = divideByCount(sumOver(
+        x, {xMap}, [](OpBuilder &, Location, ValueRange a) { return a[0]; }));
     Value variance = divideByCount(sumOver(
         {x, mean}, {xMap, channel}, [](OpBuilder &b, Location l, ValueRange a) {
           Value dev = arith::SubFOp::create(b, l, a[0], a[1]);
@@ -86,7 +86,8 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
         emptyLike(rewriter, loc, type, x), {id, dim1, dim1, dim1, dim1, id},
         iterators(rank), [&](OpBuilder &b, Location l, ValueRange a) {
           Value denom = math::SqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, a[4], scalar(b, l, element, eps)));
+              b, l,
+              arith::AddFOp::create(b, l, a[4], scalar(b, l, element, eps)));
           Value centered = arith::SubFOp::create(b, l, a[0], a[3]);
           Value scaled = arith::DivFOp::create(
               b, l, arith::MulFOp::create(b, l, centered, a[1]), denom);
@@ -106,14 +107,15 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
                        yield(b, l, arith::AddFOp::create(b, l, kept, added));
                      });
     };
-    rewriter.replaceOp(op, {y, blend(op.getMean(), mean),
-                            blend(op.getVariance(), variance)});
+    rewriter.replaceOp(
+        op, {y, blend(op.getMean(), mean), blend(op.getVariance(), variance)});
     return success();
   }
 };
 
 } // namespace
 
-void tessel::populateNormalizationToLinalgPatterns(RewritePatternSet &patterns) {
+void tessel::populateNormalizationToLinalgPatterns(
+    RewritePatternSet &patterns) {
   patterns.add<LowerBatchNormTraining>(patterns.getContext());
 }

@@ -53,8 +53,7 @@ FailureOr<Window> buildWindow(PoolOp op, PatternRewriter &rewriter) {
   w.maps = {AffineMap::get(loops, 0, inExprs, ctx),
             AffineMap::get(loops, 0, winExprs, ctx),
             AffineMap::get(loops, 0, outExprs, ctx)};
-  w.window = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                     op.getKernelShape(),
+  w.window = tensor::EmptyOp::create(rewriter, op.getLoc(), op.getKernelShape(),
                                      type.getElementType());
   return w;
 }
@@ -64,8 +63,8 @@ Value lowestValue(OpBuilder &b, Location loc, Type element, bool isUnsigned) {
   if (auto f = dyn_cast<FloatType>(element))
     return scalar(b, loc, f, -std::numeric_limits<double>::infinity());
   unsigned width = element.getIntOrFloatBitWidth();
-  APInt min = isUnsigned ? APInt::getMinValue(width)
-                         : APInt::getSignedMinValue(width);
+  APInt min =
+      isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, min));
 }
 
@@ -75,8 +74,8 @@ Value greaterThan(OpBuilder &b, Location loc, Value x, Value y,
   if (isa<FloatType>(x.getType()))
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
   return arith::CmpIOp::create(
-      b, loc, isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt,
-      x, y);
+      b, loc,
+      isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, x, y);
 }
 
 /// max(x, y) (NaN-propagating for floats; unsigned when `isUnsigned`).
@@ -106,12 +105,11 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
     Value init =
         linalg::FillOp::create(rewriter, loc, lowest, empty).getResult(0);
     int64_t spatial = type.getRank() - 2;
-    Value result = generic(
-        rewriter, loc, {input, w->window}, init, w->maps,
-        iterators(type.getRank(), spatial),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          yield(b, l, maximum(b, l, a[0], a[2], isUnsigned));
-        });
+    Value result = generic(rewriter, loc, {input, w->window}, init, w->maps,
+                           iterators(type.getRank(), spatial),
+                           [&](OpBuilder &b, Location l, ValueRange a) {
+                             yield(b, l, maximum(b, l, a[0], a[2], isUnsigned));
+                           });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -135,14 +133,13 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
     Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
     SmallVector<DimSource> sources = {{op.getInput(), 0}, {op.getInput(), 1}};
-    Value values = linalg::FillOp::create(
-                       rewriter, loc, lowest,
-                       emptyTensor(rewriter, loc, type, sources))
-                       .getResult(0);
-    Value indices = fill(rewriter, loc,
-                         emptyTensor(rewriter, loc, op.getIndices().getType(),
-                                     sources),
-                         0);
+    Value values =
+        linalg::FillOp::create(rewriter, loc, lowest,
+                               emptyTensor(rewriter, loc, type, sources))
+            .getResult(0);
+    Value indices =
+        fill(rewriter, loc,
+             emptyTensor(rewriter, loc, op.getIndices().getType(), sources), 0);
     SmallVector<AffineMap> maps = w->maps;
     maps.push_back(maps.back()); // the indices follow the output
     SmallVector<int64_t> strides(op.getStrides()), dil(op.getDilations()),
@@ -152,8 +149,7 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type, op.getIndices().getType()},
         ValueRange{input, w->window}, ValueRange{values, indices}, maps,
-        iterators(rank, spatial),
-        [&](OpBuilder &b, Location l, ValueRange a) {
+        iterators(rank, spatial), [&](OpBuilder &b, Location l, ValueRange a) {
           auto c = [&](int64_t v) {
             return arith::ConstantIndexOp::create(b, l, v);
           };
@@ -181,8 +177,7 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
                 b, l, arith::MulIOp::create(b, l, flat, c(inShape[2 + i])),
                 pos);
           }
-          Value index =
-              arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+          Value index = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
           Value better = greaterThan(b, l, a[0], a[2], isUnsigned);
           linalg::YieldOp::create(
               b, l,
@@ -199,15 +194,16 @@ Value countInRange(OpBuilder &b, Location l, Value start, int64_t kernel,
                    int64_t dil, int64_t lo, int64_t hi) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
   Value zero = c(0), kMax = c(kernel), dv = c(dil);
-  // first = max(0, ceil((lo - start) / dil)), last = min(K, ceil((hi - start) / dil))
+  // first = max(0, ceil((lo - start) / dil)), last = min(K, ceil((hi - start) /
+  // dil))
   Value first = arith::MaxSIOp::create(
       b, l, zero,
-      arith::CeilDivSIOp::create(b, l, arith::SubIOp::create(b, l, c(lo), start),
-                                 dv));
+      arith::CeilDivSIOp::create(
+          b, l, arith::SubIOp::create(b, l, c(lo), start), dv));
   Value last = arith::MinSIOp::create(
       b, l, kMax,
-      arith::CeilDivSIOp::create(b, l, arith::SubIOp::create(b, l, c(hi), start),
-                                 dv));
+      arith::CeilDivSIOp::create(
+          b, l, arith::SubIOp::create(b, l, c(hi), start), dv));
   return arith::MaxSIOp::create(b, l, zero,
                                 arith::SubIOp::create(b, l, last, first));
 }
@@ -290,20 +286,21 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
                                          type.getElementType());
     Value sumInit = emptyTensor(rewriter, loc, sumType,
                                 {{op.getInput(), 0}, {op.getInput(), 1}});
-    Value sum = generic(rewriter, loc, op.getInput(),
-                        fill(rewriter, loc, sumInit, 0.0), {inMap, nc},
-                        iterators(2, rank - 2),
-                        [](OpBuilder &b, Location l, ValueRange a) {
-                          yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
-                        });
+    Value sum =
+        generic(rewriter, loc, op.getInput(), fill(rewriter, loc, sumInit, 0.0),
+                {inMap, nc}, iterators(2, rank - 2),
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
+                });
     Value empty = emptyTensor(rewriter, loc, type,
                               {{op.getInput(), 0}, {op.getInput(), 1}});
-    Value result = generic(
-        rewriter, loc, sum, empty, {nc, inMap}, iterators(rank),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value n = scalar(b, l, a[0].getType(), static_cast<double>(count));
-          yield(b, l, arith::DivFOp::create(b, l, a[0], n));
-        });
+    Value result =
+        generic(rewriter, loc, sum, empty, {nc, inMap}, iterators(rank),
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value n =
+                      scalar(b, l, a[0].getType(), static_cast<double>(count));
+                  yield(b, l, arith::DivFOp::create(b, l, a[0], n));
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -313,6 +310,5 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
 
 void tessel::populatePoolingToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerMaxPool, LowerMaxPoolWithIndices, LowerAveragePool,
-               LowerGlobalAveragePool>(
-      patterns.getContext());
+               LowerGlobalAveragePool>(patterns.getContext());
 }

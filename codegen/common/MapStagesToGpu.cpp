@@ -34,9 +34,8 @@ Value globalId(OpBuilder &b, Location loc) {
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value size = arith::ConstantIndexOp::create(b, loc, kBlockSize);
-  return arith::AddIOp::create(b, loc,
-                               arith::MulIOp::create(b, loc, block, size),
-                               thread);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, size), thread);
 }
 
 /// Rewrites `loop` into `if (id < trip count)`, one iteration per thread.
@@ -45,8 +44,8 @@ void distribute(scf::ParallelOp loop, Value id) {
   Location loc = loop.getLoc();
   SmallVector<Value> extents;
   Value total = arith::ConstantIndexOp::create(b, loc, 1);
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     Value n = arith::CeilDivSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, ub, lb), step);
     extents.push_back(n);
@@ -92,17 +91,16 @@ struct MapStagesToGpuPass
         stages.push_back(f);
     for (func::FuncOp stage : stages) {
       b.setInsertionPointToEnd(gpuModule.getBody());
-      auto kernel = gpu::GPUFuncOp::create(b, stage.getLoc(),
-                                           stage.getSymName(),
-                                           stage.getFunctionType());
+      auto kernel = gpu::GPUFuncOp::create(
+          b, stage.getLoc(), stage.getSymName(), stage.getFunctionType());
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       UnitAttr::get(ctx));
       kernel.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(kBlockSize), 1, 1}));
       Block &body = kernel.getBody().front();
       IRMapping map;
-      for (auto [from, to] : llvm::zip(stage.getArguments(),
-                                       body.getArguments()))
+      for (auto [from, to] :
+           llvm::zip(stage.getArguments(), body.getArguments()))
         map.map(from, to);
       OpBuilder inner = OpBuilder::atBlockEnd(&body);
       Value id = globalId(inner, stage.getLoc());

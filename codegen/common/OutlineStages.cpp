@@ -53,7 +53,8 @@ LogicalResult hoistAllocations(func::FuncOp func) {
       }
       Value size = alloc.getDynamicSizes()[dynamicIndex++];
       auto dim = size.getDefiningOp<memref::DimOp>();
-      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+      std::optional<int64_t> index =
+          dim ? dim.getConstantIndex() : std::nullopt;
       auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
       if (!index || !arg || arg.getOwner() != &entry)
         return alloc.emitError("workspace dim ")
@@ -97,8 +98,7 @@ LogicalResult splitStages(func::FuncOp func) {
     auto outlined = func::FuncOp::create(
         b, func.getLoc(), (func.getSymName() + "_s" + Twine(n)).str(),
         func.getFunctionType());
-    outlined->setAttr("tessel.kernel_of",
-                      b.getStringAttr(func.getSymName()));
+    outlined->setAttr("tessel.kernel_of", b.getStringAttr(func.getSymName()));
     outlined->setAttr("tessel.workspace_dims",
                       func->getAttr("tessel.workspace_dims"));
     Block *body = outlined.addEntryBlock();
@@ -137,7 +137,8 @@ LogicalResult splitStages(func::FuncOp func) {
 /// The extent of one parallel dim as (argument, dim) or (-1, constant).
 FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
                                                 Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb), s = getConstantIntValue(step);
+  std::optional<int64_t> l = getConstantIntValue(lb),
+                         s = getConstantIntValue(step);
   if (!l || !s || *l != 0 || *s != 1)
     return failure();
   if (std::optional<int64_t> c = getConstantIntValue(ub))
@@ -158,8 +159,8 @@ LogicalResult recordWork(func::FuncOp stage) {
   auto loops = stage.getBody().front().getOps<scf::ParallelOp>();
   if (!loops.empty()) {
     scf::ParallelOp loop = *loops.begin();
-    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep())) {
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       FailureOr<std::pair<int64_t, int64_t>> e = extentOf(lb, ub, step);
       if (failed(e))
         return loop.emitError("a parallel loop extent is not a constant or an "

@@ -30,8 +30,8 @@ void tessel::buildSharedLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createMemRefCopyToLinalgPass());
   // Loop nests: parallel loops (threads on a GPU) around sequential
   // reductions; every target starts from these.
-  if (failed(parsePassPipeline("func.func(convert-linalg-to-parallel-loops)",
-                               pm)))
+  if (failed(
+          parsePassPipeline("func.func(convert-linalg-to-parallel-loops)", pm)))
     llvm::report_fatal_error("tessel: invalid built-in shared pipeline");
   // Temporaries become runtime-owned workspaces: no deallocation needed.
   pm.addPass(createOutlineStagesPass());

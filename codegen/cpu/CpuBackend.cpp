@@ -51,9 +51,8 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
     return false;
   }
   addPackedWrappers(*llvmModule, kernels);
-  std::string cpu = options.cpu == "native"
-                        ? llvm::sys::getHostCPUName().str()
-                        : options.cpu;
+  std::string cpu =
+      options.cpu == "native" ? llvm::sys::getHostCPUName().str() : options.cpu;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
       "x86_64-unknown-linux-gnu", cpu, "", llvm::Reloc::PIC_, error);
   if (!tm)

@@ -21,9 +21,9 @@ void tessel::addPackedWrappers(llvm::Module &module,
   for (const std::string &name : kernels) {
     llvm::Function *kernel = module.getFunction(name);
     assert(kernel && "kernel missing from the LLVM module");
-    auto *wrapper = llvm::Function::Create(
-        wrapperType, llvm::GlobalValue::ExternalLinkage, name + "_packed",
-        module);
+    auto *wrapper =
+        llvm::Function::Create(wrapperType, llvm::GlobalValue::ExternalLinkage,
+                               name + "_packed", module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
     llvm::SmallVector<llvm::Value *> args;
     for (auto [i, param] : llvm::enumerate(kernel->args())) {

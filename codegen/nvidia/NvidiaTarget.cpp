@@ -25,7 +25,8 @@ public:
   void addToLlvmPasses(OpPassManager &pm) const override {
     if (failed(parsePassPipeline(
             "tessel-gpu-math-to-intrinsics{vendor=nvidia},"
-            " convert-gpu-to-nvvm{index-bitwidth=64}, canonicalize", pm)))
+            " convert-gpu-to-nvvm{index-bitwidth=64}, canonicalize",
+            pm)))
       llvm::report_fatal_error("tessel: invalid built-in NVVM pipeline");
   }
 
@@ -37,8 +38,8 @@ public:
     if (!tm)
       return false;
     tessel::optimizeModule(module, *tm, 2);
-    return tessel::emitModule(module, *tm,
-                              llvm::CodeGenFileType::AssemblyFile, out, error);
+    return tessel::emitModule(module, *tm, llvm::CodeGenFileType::AssemblyFile,
+                              out, error);
   }
 
 private:

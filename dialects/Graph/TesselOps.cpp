@@ -69,8 +69,7 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getType().getRank(), axis = getAxis();
   if (axis < 0 || axis >= rank)
-    return emitOpError("axis ") << axis << " is out of range for rank "
-                                << rank;
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -177,8 +176,8 @@ LogicalResult ConvOp::verify() {
   int64_t group = getGroup();
   int64_t channels = in.getDimSize(1), filters = w.getDimSize(0);
   if (group < 1 || (!ShapedType::isDynamic(filters) && filters % group))
-    return emitOpError("group ") << group << " does not divide " << filters
-                                 << " filters";
+    return emitOpError("group ")
+           << group << " does not divide " << filters << " filters";
   if (!ShapedType::isDynamic(channels) &&
       !compatible(w.getDimSize(1) * group, channels))
     return emitOpError("weight has ")
@@ -196,8 +195,7 @@ LogicalResult ConvOp::verify() {
 }
 
 /// Shared verifier of MaxPool and AveragePool.
-template <typename PoolOp>
-static LogicalResult verifyPool(PoolOp op) {
+template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
   RankedTensorType in = rankedType(op.getInput());
   int64_t spatial = in.getRank() - 2;
   if (spatial < 1)
@@ -252,13 +250,14 @@ static LogicalResult verifyBatchNormOperands(Operation *op, Value input,
 
 LogicalResult BatchNormTrainingOp::verify() {
   if (failed(verifyBatchNormOperands(
-          *this, getInput(), {getScale(), getBias(), getMean(), getVariance()})))
+          *this, getInput(),
+          {getScale(), getBias(), getMean(), getVariance()})))
     return failure();
   RankedTensorType in = rankedType(getInput());
   if (failed(checkShape(*this, rankedType(getResult()), in.getShape(),
                         "result")) ||
-      failed(checkShape(*this, rankedType(getRunningMean()),
-                        {in.getDimSize(1)}, "running mean")) ||
+      failed(checkShape(*this, rankedType(getRunningMean()), {in.getDimSize(1)},
+                        "running mean")) ||
       failed(checkShape(*this, rankedType(getRunningVariance()),
                         {in.getDimSize(1)}, "running variance")))
     return failure();
@@ -268,7 +267,8 @@ LogicalResult BatchNormTrainingOp::verify() {
 LogicalResult BatchNormOp::verify() {
   RankedTensorType in = rankedType(getInput());
   if (failed(verifyBatchNormOperands(
-          *this, getInput(), {getScale(), getBias(), getMean(), getVariance()})))
+          *this, getInput(),
+          {getScale(), getBias(), getMean(), getVariance()})))
     return failure();
   return checkShape(*this, getType(), in.getShape(), "result");
 }
@@ -282,8 +282,7 @@ LogicalResult ReshapeOp::verify() {
   if (in.hasStaticShape() && out.hasStaticShape() &&
       in.getNumElements() != out.getNumElements())
     return emitOpError("reshape of ")
-           << in.getNumElements() << " elements into "
-           << out.getNumElements();
+           << in.getNumElements() << " elements into " << out.getNumElements();
   if (in.hasStaticShape() != out.hasStaticShape())
     return emitOpError("a dynamic dim must stay dynamic across a reshape");
   return success();
@@ -307,8 +306,8 @@ LogicalResult TransposeOp::verify() {
   RankedTensorType in = rankedType(getInput());
   ArrayRef<int64_t> perm = getPerm();
   if (static_cast<int64_t>(perm.size()) != in.getRank())
-    return emitOpError("perm has ") << perm.size() << " entries for rank "
-                                    << in.getRank();
+    return emitOpError("perm has ")
+           << perm.size() << " entries for rank " << in.getRank();
   SmallVector<bool> seen(perm.size(), false);
   SmallVector<int64_t> expected;
   for (int64_t p : perm) {
@@ -326,8 +325,7 @@ LogicalResult ConcatOp::verify() {
   RankedTensorType first = rankedType(getInputs().front());
   int64_t rank = first.getRank(), axis = getAxis();
   if (axis < 0 || axis >= rank)
-    return emitOpError("axis ") << axis << " is out of range for rank "
-                                << rank;
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
   SmallVector<int64_t> expected(first.getShape());
   expected[axis] = 0;
   for (Value input : getInputs()) {

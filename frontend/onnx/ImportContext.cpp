@@ -17,20 +17,30 @@ using namespace tessel::onnx_import;
 Type ImportContext::elementType(int32_t t) {
   MLIRContext *ctx = builder.getContext();
   switch (t) {
-  case onnx::TensorProto::FLOAT: return Float32Type::get(ctx);
-  case onnx::TensorProto::DOUBLE: return Float64Type::get(ctx);
-  case onnx::TensorProto::FLOAT16: return Float16Type::get(ctx);
-  case onnx::TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
   case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8: return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8);
   case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16: return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16);
   case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32: return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32);
   case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64: return IntegerType::get(ctx, 64);
-  case onnx::TensorProto::BOOL: return IntegerType::get(ctx, 1);
-  default: return {};
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
+  default:
+    return {};
   }
 }
 
@@ -42,9 +52,8 @@ static std::string nodeName(const onnx::NodeProto &node) {
 }
 
 NodeContext::NodeContext(ImportContext &ctx, const onnx::NodeProto &node)
-    : ctx(ctx), node(node),
-      loc(onnxNodeLoc(ctx.builder.getContext(), ctx.file, nodeName(node),
-                      node.op_type())),
+    : ctx(ctx), node(node), loc(onnxNodeLoc(ctx.builder.getContext(), ctx.file,
+                                            nodeName(node), node.op_type())),
       b(ctx.builder) {}
 
 LogicalResult NodeContext::error(const Twine &message) {

@@ -80,8 +80,8 @@ public:
   /// The value of input `i` when it is a constant (initializer or Constant).
   std::optional<mlir::DenseElementsAttr> constantInput(int i);
   /// The integer values of constant input `i`, or an error.
-  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(int i,
-                                                           llvm::StringRef what);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  constantInts(int i, llvm::StringRef what);
 
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
   int64_t getInt(llvm::StringRef name, int64_t dflt) const;

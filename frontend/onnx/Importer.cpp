@@ -131,8 +131,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     argSymbols.push_back(b.getArrayAttr(symbols));
     args.push_back(&in);
   }
-  auto func = func::FuncOp::create(b, fileLoc, "main",
-                                   b.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   func->setAttr(kArgSymbolsAttr, b.getArrayAttr(argSymbols));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
@@ -185,7 +185,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     outputTypes.push_back(b.getI32IntegerAttr(it->second.onnxType));
   }
   func::ReturnOp::create(b, fileLoc, results);
-  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func.setFunctionType(
+      b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   func->setAttr("tessel.output_names", b.getArrayAttr(outputNames));
   func->setAttr("tessel.output_dtypes", b.getArrayAttr(outputTypes));
   if (failed(verify(*module)))

@@ -21,7 +21,8 @@ bool onnx_import::readWholeFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return false;
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  out.assign(std::istreambuf_iterator<char>(in),
+             std::istreambuf_iterator<char>());
   return !in.bad();
 }
 
@@ -59,14 +60,15 @@ LogicalResult ImportContext::loadExternalData(const onnx::TensorProto &tensor,
       std::mismatch(dir.begin(), dir.end(), dataFile.begin(), dataFile.end());
   if (rel.is_absolute() || ec || dirEnd != dir.end())
     return fail(loc, what + ": external data path '" + location +
-                "' leaves the model's folder");
+                         "' leaves the model's folder");
   std::string data;
   if (!readWholeFile(dataFile, data))
-    return fail(loc, what + ": cannot read external data file '" + location + "'");
+    return fail(loc,
+                what + ": cannot read external data file '" + location + "'");
   if (offset > data.size() || (hasLength && length > data.size() - offset))
     return fail(loc, what + ": external data range [" + Twine(offset) + ", +" +
-                Twine(length) + ") is outside '" + location + "' (" +
-                Twine(data.size()) + " bytes)");
+                         Twine(length) + ") is outside '" + location + "' (" +
+                         Twine(data.size()) + " bytes)");
   bytes = data.substr(offset, hasLength ? length : std::string::npos);
   return success();
 }
@@ -76,7 +78,8 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   std::string what = "tensor '" + tensor.name() + "'";
   Type element = elementType(tensor.data_type());
   if (!element)
-    return fail(loc, what + ": unsupported data type " + Twine(tensor.data_type()));
+    return fail(loc,
+                what + ": unsupported data type " + Twine(tensor.data_type()));
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return fail(loc, what + ": negative dim");
@@ -91,8 +94,8 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   if (external || tensor.has_raw_data()) {
     const std::string &bytes = external ? raw : tensor.raw_data();
     if (bytes.size() != static_cast<size_t>(count) * width / 8)
-      return fail(loc, what + ": holds " + Twine(bytes.size()) + " bytes, expected " +
-                  Twine(count * width / 8));
+      return fail(loc, what + ": holds " + Twine(bytes.size()) +
+                           " bytes, expected " + Twine(count * width / 8));
     if (element.isInteger(1)) {
       SmallVector<bool> bools(bytes.begin(), bytes.end());
       return DenseElementsAttr::get(type, ArrayRef<bool>(bools));
@@ -104,7 +107,7 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   auto check = [&](int size) -> LogicalResult {
     if (size != count)
       return fail(loc, what + ": holds " + Twine(size) + " values, expected " +
-                  Twine(count));
+                           Twine(count));
     return success();
   };
   switch (tensor.data_type()) {
@@ -129,7 +132,8 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
       return failure();
     SmallVector<APInt> values;
     for (uint64_t v : tensor.uint64_data())
-      values.push_back(APInt(width, v, /*isSigned=*/false, /*implicitTrunc=*/true));
+      values.push_back(
+          APInt(width, v, /*isSigned=*/false, /*implicitTrunc=*/true));
     return DenseElementsAttr::get(type, values);
   }
   default: {
@@ -138,16 +142,16 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
       return failure();
     SmallVector<APInt> bits;
     for (int32_t v : tensor.int32_data())
-      bits.push_back(APInt(width, static_cast<uint64_t>(static_cast<uint32_t>(v)),
-                           false, true));
+      bits.push_back(APInt(
+          width, static_cast<uint64_t>(static_cast<uint32_t>(v)), false, true));
     if (isa<FloatType>(element)) {
       SmallVector<APFloat> floats;
       for (const APInt &b : bits)
-        floats.push_back(APFloat(cast<FloatType>(element).getFloatSemantics(), b));
+        floats.push_back(
+            APFloat(cast<FloatType>(element).getFloatSemantics(), b));
       return DenseElementsAttr::get(type, floats);
     }
     return DenseElementsAttr::get(type, bits);
   }
   }
 }
-

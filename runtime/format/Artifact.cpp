@@ -160,15 +160,15 @@ const Section *findUnique(const std::vector<Section> &sections,
   if (!found)
     error = std::string("no ") + name + " section";
   else if (found->name != name) {
-    error = std::string("the ") + name + " section is named '" + found->name +
-            "'";
+    error =
+        std::string("the ") + name + " section is named '" + found->name + "'";
     found = nullptr;
   }
   return found;
 }
 
-bool decode(const uint8_t *data, uint64_t size, Artifact &a,
-            std::string &error, bool copyWeights) {
+bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
+            bool copyWeights) {
   if (!data && size)
     return error = "no data", false;
   if (size < layout::kHeaderSize)
@@ -265,9 +265,9 @@ std::vector<uint8_t> serialize(const Artifact &a) {
   sections.push_back({SectionKind::Weights, 0, 0, a.weights.size(), 0,
                       "weights", a.weights.data()});
   for (const TargetBinary &bin : a.binaries)
-    sections.push_back({SectionKind::Binary,
-                        static_cast<uint32_t>(bin.format), 0, bin.bytes.size(),
-                        0, bin.target.substr(0, kMaxTargetNameLength),
+    sections.push_back({SectionKind::Binary, static_cast<uint32_t>(bin.format),
+                        0, bin.bytes.size(), 0,
+                        bin.target.substr(0, kMaxTargetNameLength),
                         bin.bytes.data()});
 
   std::vector<uint8_t> out;
@@ -298,9 +298,9 @@ std::vector<uint8_t> serialize(const Artifact &a) {
   w.patchU64(header::kTableOffsetAt, tableOffset);
   w.patchU32(header::kSectionCountAt, static_cast<uint32_t>(sections.size()));
   w.patchU32(header::kManifestCrcAt, crc32(manifest.data(), manifest.size()));
-  w.patchU32(header::kTableCrcAt,
-             crc32(&out[tableOffset],
-                   sections.size() * layout::kSectionEntrySize));
+  w.patchU32(
+      header::kTableCrcAt,
+      crc32(&out[tableOffset], sections.size() * layout::kSectionEntrySize));
   return out;
 }
 

@@ -87,7 +87,7 @@ struct Buffer {
   };
   Kind kind = Kind::Transient;
   DType dtype = DType::F32;
-  Shape shape;              ///< logical shape; bytes = prod(shape) * dtypeSize
+  Shape shape;               ///< logical shape; bytes = prod(shape) * dtypeSize
   uint64_t weightOffset = 0; ///< Weight only: offset inside the weights section
   uint64_t weightSize = 0;   ///< Weight only: size in bytes
 };
@@ -102,9 +102,11 @@ struct TensorSignature {
 
 /// A kernel of the model, known by the same symbol in every target binary.
 struct Kernel {
-  std::string symbol; ///< entry point: `<symbol>` (GPU) / `<symbol>_packed` (CPU)
-  std::string onnxNode; ///< name of the ONNX node it implements (for errors, traces)
-  std::string onnxOp;   ///< ONNX op type, e.g. "Conv"
+  std::string
+      symbol; ///< entry point: `<symbol>` (GPU) / `<symbol>_packed` (CPU)
+  std::string
+      onnxNode; ///< name of the ONNX node it implements (for errors, traces)
+  std::string onnxOp; ///< ONNX op type, e.g. "Conv"
 };
 
 /// One argument of a launch: a view of a buffer with the shape the kernel
@@ -127,9 +129,10 @@ struct Launch {
 /// Compiled code for one target.
 struct TargetBinary {
   enum class Format : uint32_t {
-    ElfSharedObject = 0, ///< x86-64 ELF .so, kernels exported as `<symbol>_packed`
-    Ptx = 1,             ///< PTX text for the CUDA driver JIT
-    Hsaco = 2,           ///< AMDGPU code object (ELF)
+    ElfSharedObject =
+        0,     ///< x86-64 ELF .so, kernels exported as `<symbol>_packed`
+    Ptx = 1,   ///< PTX text for the CUDA driver JIT
+    Hsaco = 2, ///< AMDGPU code object (ELF)
   };
   std::string target; ///< "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", ...
   Format format = Format::ElfSharedObject;
@@ -145,7 +148,8 @@ struct Artifact {
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
   std::vector<Launch> plan;
-  std::vector<uint8_t> weights; ///< the weights section (each weight 64-byte aligned)
+  std::vector<uint8_t>
+      weights; ///< the weights section (each weight 64-byte aligned)
   /// Set by deserialize: where the weights section starts in the file and its
   /// size, so that a loader can map it in place instead of copying it.
   uint64_t weightsFileOffset = 0;

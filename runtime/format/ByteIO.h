@@ -39,7 +39,8 @@ public:
   void zeros(size_t n) { out.resize(out.size() + n, 0); }
   /// Pads with zeros up to the next multiple of `alignment` (a power of 2).
   void alignTo(uint64_t alignment) {
-    zeros(static_cast<size_t>((alignment - out.size() % alignment) % alignment));
+    zeros(
+        static_cast<size_t>((alignment - out.size() % alignment) % alignment));
   }
   /// Overwrites a previously written u32/u64 at byte offset `at`.
   void patchU32(size_t at, uint32_t v) { patchLE(at, v, 4); }

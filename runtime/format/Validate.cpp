@@ -85,8 +85,8 @@ bool sameShape(const Shape &a, const Shape &b) {
 class Validator {
 public:
   explicit Validator(const Artifact &a)
-      : a(a), weightsSize(a.weights.empty() ? a.weightsFileSize
-                                            : a.weights.size()) {}
+      : a(a),
+        weightsSize(a.weights.empty() ? a.weightsFileSize : a.weights.size()) {}
 
   bool run() {
     return names() && inputSymbols() && buffers() &&
@@ -131,8 +131,8 @@ private:
 
   bool dtype(const std::string &what, DType t) {
     if (dtypeSize(t) == 0)
-      return fail(what, "unknown dtype " +
-                            std::to_string(static_cast<uint32_t>(t)));
+      return fail(what,
+                  "unknown dtype " + std::to_string(static_cast<uint32_t>(t)));
     return true;
   }
 
@@ -177,8 +177,8 @@ private:
         continue;
       }
       if (!symbolsOf(b.shape).empty())
-        return fail(what, "a weight has the symbolic shape " +
-                              formatShape(b.shape));
+        return fail(what,
+                    "a weight has the symbolic shape " + formatShape(b.shape));
       uint64_t elements, end;
       staticProduct(b.shape, elements);
       if (b.weightSize != elements * dtypeSize(b.dtype))
@@ -225,8 +225,8 @@ private:
       // An input is its buffer; an output may be a view of its buffer (the
       // model ends with a Reshape), and two outputs may share one.
       bool input = bufferKind == Buffer::Kind::Input;
-      if (b.dtype != s.dtype || (input ? !sameShape(b.shape, s.shape)
-                                       : !mayView(s.shape, b.shape)))
+      if (b.dtype != s.dtype ||
+          (input ? !sameShape(b.shape, s.shape) : !mayView(s.shape, b.shape)))
         return fail(what, std::string(dtypeName(s.dtype)) + " " +
                               formatShape(s.shape) + " does not match " + buf +
                               " (" + dtypeName(b.dtype) + " " +
@@ -309,11 +309,11 @@ private:
         return fail("binary", "empty target name");
       if (bin.target.size() > kMaxTargetNameLength || !isPrintable(bin.target))
         return fail(what, "invalid target name (printable, at most " +
-                              std::to_string(kMaxTargetNameLength) +
-                              " bytes)");
+                              std::to_string(kMaxTargetNameLength) + " bytes)");
       if (static_cast<uint32_t>(bin.format) > 2)
-        return fail(what, "unknown format " +
-                              std::to_string(static_cast<uint32_t>(bin.format)));
+        return fail(what,
+                    "unknown format " +
+                        std::to_string(static_cast<uint32_t>(bin.format)));
       if (!seen.insert(bin.target).second)
         return fail(what, "duplicate target");
     }

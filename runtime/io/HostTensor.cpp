@@ -75,8 +75,9 @@ bool readTensorFile(const std::string &path, HostTensor &out,
   std::vector<uint8_t> bytes;
   if (!readFileBytes(path, bytes, error))
     return false;
-  bool npy = endsWith(path, ".npy") ||
-             (!endsWith(path, ".pb") && looksLikeNpy(bytes.data(), bytes.size()));
+  bool npy =
+      endsWith(path, ".npy") ||
+      (!endsWith(path, ".pb") && looksLikeNpy(bytes.data(), bytes.size()));
   bool ok = npy ? parseNpy(bytes.data(), bytes.size(), out, error)
                 : parseTensorProto(bytes.data(), bytes.size(), out, error);
   if (!ok)

@@ -78,8 +78,8 @@ public:
 
 private:
   bool fail(std::string &error, const std::string &what) {
-    error = "malformed .npy header: " + what + " at offset " +
-            std::to_string(pos);
+    error =
+        "malformed .npy header: " + what + " at offset " + std::to_string(pos);
     return false;
   }
   char peek() const { return pos < s.size() ? s[pos] : '\0'; }
@@ -217,9 +217,8 @@ bool looksLikeNpy(const uint8_t *data, size_t size) {
 }
 
 const char *npyDescr(DType dtype) {
-  static const char *const names[] = {"<f2", "<f4", "<f8", "|i1",
-                                      "<i2", "<i4", "<i8", "|u1",
-                                      "<u2", "<u4", "<u8", "|b1"};
+  static const char *const names[] = {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4",
+                                      "<i8", "|u1", "<u2", "<u4", "<u8", "|b1"};
   for (size_t i = 0; i < std::size(kDescrs); ++i)
     if (kDescrs[i].dtype == dtype)
       return names[i];

@@ -98,8 +98,9 @@ bool parseTensorProto(const uint8_t *data, size_t size, HostTensor &out,
   if (!knownDType(p.data_type())) {
     std::string name =
         onnx::TensorProto_DataType_IsValid(p.data_type())
-            ? " (" + onnx::TensorProto_DataType_Name(
-                         static_cast<onnx::TensorProto_DataType>(p.data_type())) +
+            ? " (" +
+                  onnx::TensorProto_DataType_Name(
+                      static_cast<onnx::TensorProto_DataType>(p.data_type())) +
                   ")"
             : "";
     error = what + ": unsupported data type " + std::to_string(p.data_type()) +

@@ -140,7 +140,9 @@ int64_t ArtifactImage::findInput(const std::string &name) const {
 int64_t ArtifactImage::findOutput(const std::string &name) const {
   return find(artifact.outputs, name);
 }
-std::string ArtifactImage::inputNames() const { return nameList(artifact.inputs); }
+std::string ArtifactImage::inputNames() const {
+  return nameList(artifact.inputs);
+}
 std::string ArtifactImage::outputNames() const {
   return nameList(artifact.outputs);
 }

@@ -21,9 +21,9 @@ namespace tessel::runtime {
 
 /// One input or output signature as the C API shows it.
 struct SignatureView {
-  std::vector<int64_t> dims;            ///< -1 for symbolic dims
-  std::vector<const char *> symbols;    ///< null for static dims
-  tessel_tensor_info_t info;            ///< points into the above and the model
+  std::vector<int64_t> dims;         ///< -1 for symbolic dims
+  std::vector<const char *> symbols; ///< null for static dims
+  tessel_tensor_info_t info;         ///< points into the above and the model
 };
 
 class ArtifactImage {

@@ -101,14 +101,14 @@ const char *driverNameAt(size_t index);
 
 std::shared_ptr<Driver> createCpuDriver();
 /// A CUDA driver that opens the first loadable of `libraries`.
-std::shared_ptr<Driver>
-createCudaDriver(std::string name = "cuda",
-                 std::vector<std::string> libraries = {"libcuda.so.1"});
+std::shared_ptr<Driver> createCudaDriver(std::string name = "cuda",
+                                         std::vector<std::string> libraries = {
+                                             "libcuda.so.1"});
 /// A HIP driver that opens the first loadable of `libraries`.
-std::shared_ptr<Driver> createHipDriver(
-    std::string name = "hip",
-    std::vector<std::string> libraries = {"libamdhip64.so", "libamdhip64.so.6",
-                                          "libamdhip64.so.5"});
+std::shared_ptr<Driver>
+createHipDriver(std::string name = "hip",
+                std::vector<std::string> libraries = {
+                    "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"});
 
 /// Threads per block of GPU launches (docs/design.md "Kernel ABI").
 constexpr unsigned kGpuBlockSize = 256;
@@ -120,7 +120,8 @@ constexpr uint64_t kMaxGpuBlocks = 0x7fffffff;
 /// threads past the last item do nothing), or 0 when that needs more than
 /// kMaxGpuBlocks blocks.
 inline uint64_t gpuGridSize(uint64_t workItems) {
-  uint64_t blocks = workItems / kGpuBlockSize + (workItems % kGpuBlockSize != 0);
+  uint64_t blocks =
+      workItems / kGpuBlockSize + (workItems % kGpuBlockSize != 0);
   return blocks <= kMaxGpuBlocks ? blocks : 0;
 }
 

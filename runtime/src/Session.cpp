@@ -38,8 +38,8 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
   } else if (weightsSize != 0) {
     TESSEL_RETURN_IF_ERROR(s->device->allocate(weightsSize, &s->weights));
     s->ownsWeights = true;
-    TESSEL_RETURN_IF_ERROR(s->device->copyToDevice(
-        s->weights, s->image->weights(), weightsSize));
+    TESSEL_RETURN_IF_ERROR(
+        s->device->copyToDevice(s->weights, s->image->weights(), weightsSize));
     TESSEL_RETURN_IF_ERROR(s->device->synchronize());
   }
   s->inputs.resize(model.inputs.size());
@@ -81,17 +81,17 @@ Status Session::setInput(const std::string &name, format::DType dtype,
                          uint64_t bytes) {
   int64_t index = image->findInput(name);
   if (index < 0)
-    return notFound("unknown input '" + name + "' (inputs: " +
-                    image->inputNames() + ")");
+    return notFound("unknown input '" + name +
+                    "' (inputs: " + image->inputNames() + ")");
   const format::TensorSignature &sig = image->model().inputs[index];
   std::string what = "input '" + name + "'";
   if (dtype != sig.dtype)
-    return invalidArgument(what + ": expected dtype " +
-                           format::dtypeName(sig.dtype) + ", got " +
-                           (format::dtypeSize(dtype)
-                                ? format::dtypeName(dtype)
-                                : "unknown dtype " + std::to_string(
-                                      static_cast<uint32_t>(dtype))));
+    return invalidArgument(
+        what + ": expected dtype " + format::dtypeName(sig.dtype) + ", got " +
+        (format::dtypeSize(dtype)
+             ? format::dtypeName(dtype)
+             : "unknown dtype " +
+                   std::to_string(static_cast<uint32_t>(dtype))));
   if (rank && !dims)
     return invalidArgument(what + ": dims is null");
 
@@ -108,11 +108,10 @@ Status Session::setInput(const std::string &name, format::DType dtype,
     return invalidArgument(what + ": shape " + formatDims(in.dims) +
                            " is too large");
   if (bytes != in.bytes)
-    return invalidArgument(what + ": got " + std::to_string(bytes) +
-                           " bytes of data, expected " +
-                           std::to_string(in.bytes) + " for " +
-                           format::dtypeName(dtype) + " " +
-                           formatDims(in.dims));
+    return invalidArgument(
+        what + ": got " + std::to_string(bytes) + " bytes of data, expected " +
+        std::to_string(in.bytes) + " for " + format::dtypeName(dtype) + " " +
+        formatDims(in.dims));
   if (bytes && !data)
     return invalidArgument(what + ": data is null");
   if (!in.data.allocate(bytes))
@@ -168,8 +167,8 @@ Status Session::placeBuffers(const SymbolBindings &bindings) {
     if (desc.kind == Buffer::Kind::Input)
       for (size_t k = 0; k < model.inputs.size(); ++k)
         if (model.inputs[k].buffer == i && bytes)
-          TESSEL_RETURN_IF_ERROR(device->copyToDevice(
-              b.ptr, inputs[k].data.data(), bytes));
+          TESSEL_RETURN_IF_ERROR(
+              device->copyToDevice(b.ptr, inputs[k].data.data(), bytes));
   }
   return Status::ok();
 }
@@ -195,11 +194,10 @@ Status Session::runLaunch(size_t index, const SymbolBindings &bindings) {
     uint64_t viewElems, bufferElems;
     if (!elementCount(dims, viewElems) || !elementCount(b.dims, bufferElems) ||
         viewElems != bufferElems)
-      return invalidArtifact(what + ": argument " + std::to_string(j) +
-                             " views buffer " + std::to_string(arg.buffer) +
-                             " " + formatDims(b.dims) + " as " +
-                             formatDims(dims) +
-                             ", a different number of elements");
+      return invalidArtifact(
+          what + ": argument " + std::to_string(j) + " views buffer " +
+          std::to_string(arg.buffer) + " " + formatDims(b.dims) + " as " +
+          formatDims(dims) + ", a different number of elements");
     params.addMemref(b.ptr, dims);
   }
   TESSEL_RETURN_IF_ERROR(bindings.resolve(launch.workSize, dims));
@@ -233,11 +231,10 @@ Status Session::run() {
     uint64_t viewElems, bufferElems;
     if (!elementCount(out.dims, viewElems) ||
         !elementCount(b.dims, bufferElems) || viewElems != bufferElems)
-      return invalidArtifact("output '" + sig.name + "' of shape " +
-                             formatDims(out.dims) + " views buffer " +
-                             std::to_string(sig.buffer) + " " +
-                             formatDims(b.dims) +
-                             ", a different number of elements");
+      return invalidArtifact(
+          "output '" + sig.name + "' of shape " + formatDims(out.dims) +
+          " views buffer " + std::to_string(sig.buffer) + " " +
+          formatDims(b.dims) + ", a different number of elements");
     byteSize(out.dims, sig.dtype, out.bytes); // checked in placeBuffers
     out.fetched = false;
   }
@@ -249,8 +246,8 @@ Status Session::run() {
 Status Session::getOutput(const std::string &name, tessel_tensor_view_t &view) {
   int64_t index = image->findOutput(name);
   if (index < 0)
-    return notFound("unknown output '" + name + "' (outputs: " +
-                    image->outputNames() + ")");
+    return notFound("unknown output '" + name +
+                    "' (outputs: " + image->outputNames() + ")");
   if (!hasRun)
     return failedPrecondition("output '" + name +
                               "': the session has not run successfully");

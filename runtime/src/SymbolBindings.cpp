@@ -8,10 +8,9 @@ Status SymbolBindings::bindInput(const format::TensorSignature &sig,
                                  const int64_t *dims, size_t rank) {
   const std::string what = "input '" + sig.name + "'";
   if (rank != sig.shape.size())
-    return invalidArgument(what + ": expected rank " +
-                           std::to_string(sig.shape.size()) + " " +
-                           format::formatShape(sig.shape) + ", got rank " +
-                           std::to_string(rank));
+    return invalidArgument(
+        what + ": expected rank " + std::to_string(sig.shape.size()) + " " +
+        format::formatShape(sig.shape) + ", got rank " + std::to_string(rank));
   for (size_t i = 0; i < rank; ++i)
     if (dims[i] < 0)
       return invalidArgument(what + ": dim " + std::to_string(i) +
@@ -32,21 +31,20 @@ Status SymbolBindings::bindInput(const format::TensorSignature &sig,
     auto seen = dimOfSymbol.find(d.symbol);
     if (seen != dimOfSymbol.end()) {
       if (dims[seen->second] != dims[i])
-        return invalidArgument(
-            what + ": " + dim + " is " + std::to_string(dims[i]) +
-            ", but symbol '" + d.symbol + "' is " +
-            std::to_string(dims[seen->second]) + " (dim " +
-            std::to_string(seen->second) + ")");
+        return invalidArgument(what + ": " + dim + " is " +
+                               std::to_string(dims[i]) + ", but symbol '" +
+                               d.symbol + "' is " +
+                               std::to_string(dims[seen->second]) + " (dim " +
+                               std::to_string(seen->second) + ")");
       continue;
     }
     dimOfSymbol[d.symbol] = i;
     auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], sig.name});
     if (!inserted && it->second.value != dims[i])
-      return invalidArgument("symbol '" + d.symbol + "' bound to " +
-                             std::to_string(it->second.value) + " by input '" +
-                             it->second.input + "' and " +
-                             std::to_string(dims[i]) + " by input '" +
-                             sig.name + "'");
+      return invalidArgument(
+          "symbol '" + d.symbol + "' bound to " +
+          std::to_string(it->second.value) + " by input '" + it->second.input +
+          "' and " + std::to_string(dims[i]) + " by input '" + sig.name + "'");
   }
   values = std::move(updated);
   return Status::ok();
@@ -71,7 +69,8 @@ Status SymbolBindings::resolve(const format::Shape &shape,
 bool elementCount(const std::vector<int64_t> &dims, uint64_t &count) {
   count = 1;
   for (int64_t d : dims)
-    if (d < 0 || __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
+    if (d < 0 ||
+        __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
       return false;
   return true;
 }

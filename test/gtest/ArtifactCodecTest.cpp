@@ -64,10 +64,11 @@ std::string decodeError(const std::vector<uint8_t> &f) {
 /// A small artifact with fake binaries (the codec does not look inside).
 Artifact small() {
   Artifact a = test::weightModel({false, false, false});
-  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
+  a.binaries.push_back({"cpu",
+                        TargetBinary::Format::ElfSharedObject,
                         {0x7f, 'E', 'L', 'F', 1, 2, 3}});
-  a.binaries.push_back({"cuda:sm_90a", TargetBinary::Format::Ptx,
-                        {'.', 'v', 'e', 'r'}});
+  a.binaries.push_back(
+      {"cuda:sm_90a", TargetBinary::Format::Ptx, {'.', 'v', 'e', 'r'}});
   return a;
 }
 

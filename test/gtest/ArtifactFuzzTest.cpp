@@ -82,8 +82,8 @@ std::vector<uint8_t> sample() {
   }
   a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
                         std::vector<uint8_t>(100, 0x7f)});
-  a.binaries.push_back({"cuda:sm_80", TargetBinary::Format::Ptx,
-                        std::vector<uint8_t>(50, '.')});
+  a.binaries.push_back(
+      {"cuda:sm_80", TargetBinary::Format::Ptx, std::vector<uint8_t>(50, '.')});
   return serialize(a);
 }
 
@@ -167,8 +167,7 @@ TEST(ArtifactFuzz, GarbageManifestsWithValidCrcNeverCrash) {
       size_t at = rng() % m.size();
       // Favour values that make lengths and indices interesting.
       static const uint8_t interesting[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
-      m[at] = rng() % 2 ? interesting[rng() % 5]
-                        : static_cast<uint8_t>(rng());
+      m[at] = rng() % 2 ? interesting[rng() % 5] : static_cast<uint8_t>(rng());
     }
     m.resize(m.size() - rng() % 4);
     std::vector<uint8_t> g = withManifest(f, m);

@@ -49,10 +49,15 @@ const Case kCases[] = {
     {"UnknownBufferKind",
      [](Artifact &a) { a.buffers[2].kind = static_cast<Buffer::Kind>(9); },
      "buffer 2: unknown kind 9"},
-    {"NegativeDim", [](Artifact &a) { a.buffers[2].shape = {{-3, ""}}; },
+    {"NegativeDim",
+     [](Artifact &a) {
+       a.buffers[2].shape = {{-3, ""}};
+     },
      "buffer 2: dim 0 has invalid extent -3"},
     {"HugeDim",
-     [](Artifact &a) { a.buffers[2].shape = {{int64_t(1) << 50, ""}}; },
+     [](Artifact &a) {
+       a.buffers[2].shape = {{int64_t(1) << 50, ""}};
+     },
      "buffer 2: dim 0 has invalid extent"},
     {"ShapeTooLarge",
      [](Artifact &a) {
@@ -60,10 +65,14 @@ const Case kCases[] = {
      },
      "is too large"},
     {"RankTooLarge",
-     [](Artifact &a) { a.buffers[2].shape = Shape(33, Dim{1, ""}); },
+     [](Artifact &a) {
+       a.buffers[2].shape = Shape(33, Dim{1, ""});
+     },
      "rank 33 exceeds the maximum of 32"},
     {"UndefinedSymbol",
-     [](Artifact &a) { a.buffers[2].shape = {{-1, "seq"}}; },
+     [](Artifact &a) {
+       a.buffers[2].shape = {{-1, "seq"}};
+     },
      "buffer 2: symbol 'seq' is not defined by any input"},
     {"UndefinedSymbolInOutput",
      [](Artifact &a) {
@@ -81,7 +90,9 @@ const Case kCases[] = {
      [](Artifact &a) { a.inputs[0].dtype = DType::I64; },
      "input 0 ('a'): int64 [batch] does not match buffer 0 (float32 [batch])"},
     {"SignatureShapeMismatch",
-     [](Artifact &a) { a.outputs[1].shape = {{2, ""}}; },
+     [](Artifact &a) {
+       a.outputs[1].shape = {{2, ""}};
+     },
      "output 1 ('s'): float32 [2] does not match buffer 4 (float32 [])"},
     {"InputShapeIsNotAView",
      [](Artifact &a) {
@@ -100,29 +111,31 @@ const Case kCases[] = {
      "buffer 2: input buffer without a signature"},
     {"KernelOutOfRange", [](Artifact &a) { a.plan[1].kernel = 7; },
      "launch 1: refers to kernel 7, but there are 2 kernels"},
-    {"LaunchBufferOutOfRange", [](Artifact &a) { a.plan[2].args[1].buffer = 99; },
+    {"LaunchBufferOutOfRange",
+     [](Artifact &a) { a.plan[2].args[1].buffer = 99; },
      "launch 2 (kernel 'sum_all') argument 1: refers to buffer 99, but there "
      "are 6 buffers"},
     {"ViewWithOtherElementCount",
-     [](Artifact &a) { a.plan[2].args[0].shape = {{2, ""}, {-1, "batch"}}; },
+     [](Artifact &a) {
+       a.plan[2].args[0].shape = {{2, ""}, {-1, "batch"}};
+     },
      "view [2, batch] of buffer 3 [batch] has a different number of elements"},
     {"WorkSizeWithUndefinedSymbol",
-     [](Artifact &a) { a.plan[0].workSize = {{-1, "q"}}; },
+     [](Artifact &a) {
+       a.plan[0].workSize = {{-1, "q"}};
+     },
      "launch 0 (kernel 'add') work size: symbol 'q' is not defined"},
     {"KernelSymbolNotIdentifier",
      [](Artifact &a) { a.kernels[0].symbol = "add; rm"; },
      "kernel 0: symbol 'add; rm' is not a valid symbol name"},
-    {"DuplicateKernelSymbol",
-     [](Artifact &a) { a.kernels[1].symbol = "add"; },
+    {"DuplicateKernelSymbol", [](Artifact &a) { a.kernels[1].symbol = "add"; },
      "kernel 1: duplicate symbol 'add'"},
     {"WeightOutsideSection",
      [](Artifact &a) { a.buffers[kWeight].weightOffset = 128; },
      "buffer 5: weight range [128, 128+8) is outside the weights section (128 "
      "bytes)"},
     {"WeightRangeOverflows",
-     [](Artifact &a) {
-       a.buffers[kWeight].weightOffset = ~uint64_t(0) - 63;
-     },
+     [](Artifact &a) { a.buffers[kWeight].weightOffset = ~uint64_t(0) - 63; },
      "is outside the weights section"},
     {"WeightMisaligned",
      [](Artifact &a) { a.buffers[kWeight].weightOffset = 4; },
@@ -131,10 +144,11 @@ const Case kCases[] = {
      [](Artifact &a) { a.buffers[kWeight].weightSize = 12; },
      "buffer 5: weight size 12 does not match its shape [2] of float32"},
     {"SymbolicWeight",
-     [](Artifact &a) { a.buffers[kWeight].shape = {{-1, "batch"}}; },
+     [](Artifact &a) {
+       a.buffers[kWeight].shape = {{-1, "batch"}};
+     },
      "buffer 5: a weight has the symbolic shape [batch]"},
-    {"WeightRangeOnTransient",
-     [](Artifact &a) { a.buffers[2].weightSize = 4; },
+    {"WeightRangeOnTransient", [](Artifact &a) { a.buffers[2].weightSize = 4; },
      "buffer 2: a non-weight buffer has a weight range"},
     {"DuplicateTarget",
      [](Artifact &a) { a.binaries.push_back(a.binaries[0]); },
@@ -175,7 +189,7 @@ TEST(Validation, ValidModelsPass) {
 TEST(Validation, OutputsMayViewTheirBufferAndShareIt) {
   Artifact a = base();
   a.outputs[1].shape = {{1, ""}, {1, ""}}; // s: [] seen as [1, 1]
-  a.outputs.push_back(a.outputs[0]);        // y twice, as y and y2
+  a.outputs.push_back(a.outputs[0]);       // y twice, as y and y2
   a.outputs.back().name = "y2";
   a.kernels[0].symbol = "tessel_k0.stage$1";
   std::string error;

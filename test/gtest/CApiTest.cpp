@@ -85,9 +85,9 @@ TEST(CApiArtifact, NullArgumentsAreInvalidArguments) {
 TEST(CApiArtifact, IntrospectsSignaturesWithSymbols) {
   std::vector<uint8_t> bytes = format::serialize(test::addModel());
   tessel_artifact_t *a = nullptr;
-  ASSERT_EQ(take(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a))
-                .code,
-            TESSEL_STATUS_OK);
+  ASSERT_EQ(
+      take(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a)).code,
+      TESSEL_STATUS_OK);
   bytes.assign(bytes.size(), 0); // the artifact keeps its own copy
 
   EXPECT_STREQ(tessel_artifact_model_name(a), "add");
@@ -166,7 +166,8 @@ TEST(CApiDevice, RejectsUnknownDevices) {
   tessel_device_t *d = nullptr;
   Result r = take(tessel_device_create("tpu", &d));
   EXPECT_EQ(r.code, TESSEL_STATUS_NOT_FOUND);
-  EXPECT_THAT(r.message, StartsWith("unknown device 'tpu' (drivers: cpu, cuda, hip"));
+  EXPECT_THAT(r.message,
+              StartsWith("unknown device 'tpu' (drivers: cpu, cuda, hip"));
   r = take(tessel_device_create("cpu:1", &d));
   EXPECT_EQ(r.code, TESSEL_STATUS_NOT_FOUND);
   EXPECT_EQ(r.message, "device 'cpu:1' does not exist (cpu has 1 device)");

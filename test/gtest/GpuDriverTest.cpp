@@ -72,7 +72,8 @@ TEST(CudaAbsent, NoLibrary) {
 }
 
 TEST(CudaAbsent, NoDevice) {
-  auto driver = createCudaDriver("cuda-none", {test::fakeCudaNoDeviceLibrary()});
+  auto driver =
+      createCudaDriver("cuda-none", {test::fakeCudaNoDeviceLibrary()});
   Status s = countDevices(driver);
   EXPECT_EQ(s.code(), TESSEL_STATUS_UNAVAILABLE);
   EXPECT_EQ(s.message(), "no CUDA device found");
@@ -94,7 +95,8 @@ TEST(CudaAbsent, BuiltInDriverSaysSoThroughTheCApi) {
     tessel_status_t s = tessel_device_create(spec, &device);
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_UNAVAILABLE);
-    EXPECT_THAT(takeMessage(s), StartsWith("no CUDA driver found (libcuda.so.1: "));
+    EXPECT_THAT(takeMessage(s),
+                StartsWith("no CUDA driver found (libcuda.so.1: "));
     EXPECT_EQ(device, nullptr);
   }
 }
@@ -212,8 +214,8 @@ TEST(FakeGpu, NoBinaryForTheDeviceArchitecture) {
   format::Artifact model = test::addModel({true, false, false});
   model.binaries.push_back(
       {"cuda:sm_90", format::TargetBinary::Format::Ptx, test::cudaKernels()});
-  model.binaries.push_back(
-      {"rocm:gfx942", format::TargetBinary::Format::Hsaco, test::rocmKernels()});
+  model.binaries.push_back({"rocm:gfx942", format::TargetBinary::Format::Hsaco,
+                            test::rocmKernels()});
   std::vector<uint8_t> bytes = format::serialize(model);
   tessel_artifact_t *artifact = nullptr;
   ASSERT_EQ(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact),
@@ -248,9 +250,10 @@ format::Artifact withTargets(std::initializer_list<const char *> targets) {
   format::Artifact a;
   for (const char *t : targets) {
     std::string s = t;
-    auto fmt = s.rfind("cuda:", 0) == 0   ? format::TargetBinary::Format::Ptx
-               : s.rfind("rocm:", 0) == 0 ? format::TargetBinary::Format::Hsaco
-                                          : format::TargetBinary::Format::ElfSharedObject;
+    auto fmt = s.rfind("cuda:", 0) == 0 ? format::TargetBinary::Format::Ptx
+               : s.rfind("rocm:", 0) == 0
+                   ? format::TargetBinary::Format::Hsaco
+                   : format::TargetBinary::Format::ElfSharedObject;
     a.binaries.push_back({s, fmt, {}});
   }
   return a;
@@ -312,17 +315,19 @@ TEST(RocmTarget, MatchesArchitectureAndFeatures) {
   const std::string mi250 = "gfx90a:sramecc+:xnack-";
   EXPECT_THAT(rocmRank(withTargets({"rocm:gfx942", "rocm:gfx90a"}), mi250),
               ElementsAre("rocm:gfx90a"));
-  EXPECT_THAT(rocmRank(withTargets({"rocm:gfx90a", "rocm:gfx90a:sramecc+:xnack-",
-                                    "rocm:gfx90a:xnack+"}),
-                       mi250),
-              ElementsAre("rocm:gfx90a:sramecc+:xnack-", "rocm:gfx90a"));
+  EXPECT_THAT(
+      rocmRank(withTargets({"rocm:gfx90a", "rocm:gfx90a:sramecc+:xnack-",
+                            "rocm:gfx90a:xnack+"}),
+               mi250),
+      ElementsAre("rocm:gfx90a:sramecc+:xnack-", "rocm:gfx90a"));
   EXPECT_THAT(rocmRank(withTargets({"rocm:gfx90a:xnack-"}), mi250),
               ElementsAre("rocm:gfx90a:xnack-"));
   // An unknown device architecture makes every ROCm binary a candidate.
   EXPECT_THAT(rocmRank(withTargets({"cpu", "rocm:gfx942", "rocm:gfx90a"}), ""),
               ElementsAre("rocm:gfx942", "rocm:gfx90a"));
-  EXPECT_THAT(rocmRank(withTargets({"cpu"}), mi250),
-              ElementsAre("error: artifact has no kernels for HIP (targets: cpu)"));
+  EXPECT_THAT(
+      rocmRank(withTargets({"cpu"}), mi250),
+      ElementsAre("error: artifact has no kernels for HIP (targets: cpu)"));
   EXPECT_THAT(rocmRank(withTargets({"rocm:gfx1100"}), "gfx1101"),
               ElementsAre("error: artifact has no kernels for this HIP device "
                           "(gfx1101) (targets: rocm:gfx1100)"));

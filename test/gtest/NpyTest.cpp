@@ -1,8 +1,8 @@
 //===- NpyTest.cpp - .npy reading and writing -----------------------------===//
 
+#include "io/Npy.h"
 #include "TestArtifacts.h"
 #include "io/HostTensor.h"
-#include "io/Npy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,15 +19,15 @@ using ::testing::HasSubstr;
 namespace {
 
 /// A .npy image with a hand-written header, as numpy would write it.
-std::vector<uint8_t> npy(const std::string &dict, const std::vector<uint8_t> &data,
-                         int major = 1) {
+std::vector<uint8_t> npy(const std::string &dict,
+                         const std::vector<uint8_t> &data, int major = 1) {
   std::string header = dict;
   size_t prefix = major == 1 ? 10 : 12;
   while ((prefix + header.size() + 1) % 64)
     header += ' ';
   header += '\n';
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y',
-                              static_cast<uint8_t>(major), 0};
+  std::vector<uint8_t> out = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<uint8_t>(major), 0};
   uint32_t len = static_cast<uint32_t>(header.size());
   for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i)
     out.push_back(static_cast<uint8_t>(len >> (8 * i)));
@@ -50,8 +50,9 @@ std::string parseError(const std::vector<uint8_t> &bytes) {
 }
 
 TEST(Npy, ReadsWhatNumpyWrites) {
-  auto bytes = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                   floatBytes({1, 2, 3, 4, 5, 6}));
+  auto bytes =
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+          floatBytes({1, 2, 3, 4, 5, 6}));
   HostTensor t;
   std::string error;
   ASSERT_TRUE(parseNpy(bytes.data(), bytes.size(), t, error)) << error;
@@ -122,8 +123,9 @@ TEST(Npy, WritesTheUsualHeader) {
   ASSERT_TRUE(encodeNpy(t, bytes, error));
   ASSERT_EQ(bytes.size(), 128u + 12u); // 10-byte prefix + header, then data
   std::string header(bytes.begin() + 10, bytes.begin() + 128);
-  EXPECT_THAT(header,
-              HasSubstr("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"));
+  EXPECT_THAT(
+      header,
+      HasSubstr("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"));
   EXPECT_EQ(header.back(), '\n');
 }
 
@@ -150,7 +152,8 @@ TEST(Npy, RejectsFortranOrderAndBigEndian) {
 }
 
 TEST(Npy, RejectsMalformedFiles) {
-  const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const std::string f4 =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
   EXPECT_EQ(parseError({'P', 'K', 3, 4}), "not a .npy file (bad magic)");
   EXPECT_EQ(parseError({0x93, 'N', 'U', 'M', 'P', 'Y', 1}),
             "truncated .npy header");
@@ -161,7 +164,8 @@ TEST(Npy, RejectsMalformedFiles) {
             "truncated data: expected 8 bytes, got 4");
   EXPECT_EQ(parseError(npy(f4, floatBytes({1, 2, 3}))),
             "4 unexpected bytes after the data");
-  EXPECT_EQ(parseError(npy(f4, {}, 4)).substr(0, 27), "unsupported .npy version 4.");
+  EXPECT_EQ(parseError(npy(f4, {}, 4)).substr(0, 27),
+            "unsupported .npy version 4.");
   EXPECT_EQ(parseError(npy("{'descr': '<c8', 'fortran_order': False, "
                            "'shape': (1,), }",
                            {0, 0, 0, 0, 0, 0, 0, 0})),
@@ -170,8 +174,9 @@ TEST(Npy, RejectsMalformedFiles) {
                            "'shape': (1,), }",
                            floatBytes({1}))),
             "structured arrays are not supported");
-  EXPECT_THAT(parseError(npy("{'descr': '<f4', 'shape': (1,), }", floatBytes({1}))),
-              HasSubstr("needs 'descr', 'fortran_order', 'shape'"));
+  EXPECT_THAT(
+      parseError(npy("{'descr': '<f4', 'shape': (1,), }", floatBytes({1}))),
+      HasSubstr("needs 'descr', 'fortran_order', 'shape'"));
   EXPECT_THAT(parseError(npy("{'descr': '<f4' 'shape'", {})),
               HasSubstr("malformed .npy header"));
   EXPECT_THAT(parseError(npy("{'descr': '<f4', 'fortran_order': False, "
@@ -185,8 +190,9 @@ TEST(Npy, RejectsMalformedFiles) {
 }
 
 TEST(Npy, EveryTruncationIsRejected) {
-  auto bytes = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                   floatBytes({1, 2, 3, 4, 5, 6}));
+  auto bytes =
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+          floatBytes({1, 2, 3, 4, 5, 6}));
   for (size_t len = 0; len < bytes.size(); ++len) {
     std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + len);
     HostTensor t;

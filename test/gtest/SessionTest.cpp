@@ -42,7 +42,8 @@ class SessionTest : public ::testing::Test {
 protected:
   void open(const format::Artifact &model) {
     std::vector<uint8_t> bytes = format::serialize(model);
-    ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact));
+    ASSERT_OK(
+        tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact));
     ASSERT_OK(tessel_device_create("cpu", &device));
     ASSERT_OK(tessel_session_create(artifact, device, &session));
   }
@@ -137,7 +138,8 @@ TEST_F(SessionTest, WrongDTypeNamesTheInput) {
   r = take(tessel_session_set_input(session, "a",
                                     static_cast<tessel_dtype_t>(42), 1, dims,
                                     values.data(), 16));
-  EXPECT_EQ(r.message, "input 'a': expected dtype float32, got unknown dtype 42");
+  EXPECT_EQ(r.message,
+            "input 'a': expected dtype float32, got unknown dtype 42");
 }
 
 TEST_F(SessionTest, WrongRankAndUnknownInput) {
@@ -157,7 +159,8 @@ TEST_F(SessionTest, ConflictingSymbolBindingNamesBothInputs) {
   ASSERT_OK(setFloats("a", {2}, {1, 2}));
   Result r = take(setFloats("b", {5}, {1, 2, 3, 4, 5}));
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(r.message, "symbol 'batch' bound to 2 by input 'a' and 5 by input 'b'");
+  EXPECT_EQ(r.message,
+            "symbol 'batch' bound to 2 by input 'a' and 5 by input 'b'");
   // The failed call changed nothing: b is still unset.
   r = take(tessel_session_run(session));
   EXPECT_EQ(r.code, TESSEL_STATUS_FAILED_PRECONDITION);
@@ -165,7 +168,8 @@ TEST_F(SessionTest, ConflictingSymbolBindingNamesBothInputs) {
   ASSERT_OK(setFloats("b", {2}, {1, 2}));
   // Re-setting a input is checked against the others, not against itself.
   r = take(setFloats("a", {3}, {1, 2, 3}));
-  EXPECT_EQ(r.message, "symbol 'batch' bound to 2 by input 'b' and 3 by input 'a'");
+  EXPECT_EQ(r.message,
+            "symbol 'batch' bound to 2 by input 'b' and 3 by input 'a'");
   ASSERT_OK(setFloats("a", {2}, {3, 4}));
   ASSERT_OK(tessel_session_run(session));
   EXPECT_THAT(output("y", nullptr), ElementsAre(7, 10));
@@ -175,7 +179,8 @@ TEST_F(SessionTest, ConflictingSymbolBindingNamesBothInputs) {
   ASSERT_OK(setFloats("a", {3}, {1, 1, 1}));
   r = take(tessel_session_run(session));
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(r.message, "symbol 'batch' bound to 3 by input 'a' and 2 by input 'b'");
+  EXPECT_EQ(r.message,
+            "symbol 'batch' bound to 3 by input 'a' and 2 by input 'b'");
   ASSERT_OK(setFloats("b", {3}, {1, 2, 3}));
   ASSERT_OK(tessel_session_run(session));
   EXPECT_THAT(output("y", nullptr), ElementsAre(3, 4, 5));
@@ -276,8 +281,10 @@ TEST_F(SessionTest, TwoSessionsAreIndependent) {
   ASSERT_OK(tessel_session_run(session));
   int64_t dims[] = {2};
   float v[] = {5, 5};
-  ASSERT_OK(tessel_session_set_input(other, "a", TESSEL_DTYPE_FLOAT32, 1, dims, v, 8));
-  ASSERT_OK(tessel_session_set_input(other, "b", TESSEL_DTYPE_FLOAT32, 1, dims, v, 8));
+  ASSERT_OK(tessel_session_set_input(other, "a", TESSEL_DTYPE_FLOAT32, 1, dims,
+                                     v, 8));
+  ASSERT_OK(tessel_session_set_input(other, "b", TESSEL_DTYPE_FLOAT32, 1, dims,
+                                     v, 8));
   ASSERT_OK(tessel_session_run(other));
   EXPECT_THAT(output("y", nullptr), ElementsAre(3));
   float y[2];
@@ -321,7 +328,8 @@ TEST(SessionCreate, MissingKernelSymbolAndBrokenBinary) {
   tessel_artifact_release(a);
 
   model = test::addModel({false, false, false});
-  model.binaries.push_back({"cpu", format::TargetBinary::Format::ElfSharedObject,
+  model.binaries.push_back({"cpu",
+                            format::TargetBinary::Format::ElfSharedObject,
                             {'n', 'o', 't', ' ', 'e', 'l', 'f'}});
   bytes = format::serialize(model);
   ASSERT_OK(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a));

@@ -1,8 +1,8 @@
 //===- TensorProtoTest.cpp - ONNX TensorProto (.pb) reading ---------------===//
 
+#include "io/TensorProto.h"
 #include "TestArtifacts.h"
 #include "io/HostTensor.h"
-#include "io/TensorProto.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -203,8 +203,8 @@ TEST(TensorProto, FilesNameThePath) {
   HostTensor t;
   std::string error;
   EXPECT_FALSE(readTensorFile(dir.file("input_0.pb"), t, error));
-  EXPECT_EQ(error,
-            dir.file("input_0.pb") + ": tensor 'x': string tensors are not supported");
+  EXPECT_EQ(error, dir.file("input_0.pb") +
+                       ": tensor 'x': string tensors are not supported");
 
   auto ok = tensor(onnx::TensorProto::INT64, {1});
   ok.add_int64_data(3);

@@ -74,7 +74,8 @@ protected:
   }
 
   /// Expects exit 2, one error line containing `message`, and no output.
-  void expectUserError(std::vector<std::string> args, const std::string &message) {
+  void expectUserError(std::vector<std::string> args,
+                       const std::string &message) {
     EXPECT_EQ(run(args), 2);
     std::string err = stderrText.str();
     EXPECT_THAT(err, StartsWith("tessel-run: error: "));
@@ -138,7 +139,8 @@ TEST_F(TesselRun, TimesRepeatedRuns) {
             0)
       << stderrText.str();
   EXPECT_THAT(stdoutText.str(), HasSubstr("timing: 3 runs on cpu: median "));
-  expectUserError({model, "--runs", "1.5"}, "--runs needs a non-negative integer");
+  expectUserError({model, "--runs", "1.5"},
+                  "--runs needs a non-negative integer");
   expectUserError({model, "--rtol", "x"}, "--rtol needs a non-negative number");
 }
 
@@ -174,8 +176,10 @@ TEST_F(TesselRun, PrintsWithoutWritingFiles) {
                  "b=" + dir.file("b.npy"), "--print"}),
             0)
       << stderrText.str();
-  EXPECT_EQ(stdoutText.str(), "y: float32 [3]\n[12. 24. 36.]\ns: float32 []\n72.\n");
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"a.npy", "add.tsl", "b.npy"}));
+  EXPECT_EQ(stdoutText.str(),
+            "y: float32 [3]\n[12. 24. 36.]\ns: float32 []\n72.\n");
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{"a.npy", "add.tsl", "b.npy"}));
 }
 
 TEST_F(TesselRun, SanitizesOutputFileNames) {
@@ -195,21 +199,23 @@ TEST_F(TesselRun, UserErrorsExitWith2AndWriteNothing) {
   std::string a = "a=" + dir.file("a.npy"), b = "b=" + dir.file("b.npy");
   expectUserError({model, "-i", a, "-o", out},
                   model + ": missing input 'b' (give --input b=FILE)");
-  expectUserError({model, "-i", a, "-i", b, "-i", "c=" + dir.file("a.npy"), "-o", out},
-                  model + ": unknown input 'c' (inputs: 'a', 'b')");
+  expectUserError(
+      {model, "-i", a, "-i", b, "-i", "c=" + dir.file("a.npy"), "-o", out},
+      model + ": unknown input 'c' (inputs: 'a', 'b')");
   expectUserError({model, "-i", a, "-i", "a=" + dir.file("b.npy"), "-o", out},
                   "input 'a' is given twice");
-  expectUserError({model, "-i", a, "-i", "b=" + dir.file("nope.npy"), "-o", out},
-                  dir.file("nope.npy") + ": No such file or directory");
+  expectUserError(
+      {model, "-i", a, "-i", "b=" + dir.file("nope.npy"), "-o", out},
+      dir.file("nope.npy") + ": No such file or directory");
 
   io::HostTensor ints;
   ints.dtype = format::DType::I64;
   ints.shape = {3};
   ints.data.resize(24);
   write("ints.npy", ints);
-  expectUserError({model, "-i", a, "-i", "b=" + dir.file("ints.npy"), "-o", out},
-                  dir.file("ints.npy") +
-                      ": input 'b': expected dtype float32, got int64");
+  expectUserError(
+      {model, "-i", a, "-i", "b=" + dir.file("ints.npy"), "-o", out},
+      dir.file("ints.npy") + ": input 'b': expected dtype float32, got int64");
   write("b4.npy", floats({4}, {1, 2, 3, 4}));
   expectUserError({model, "-i", a, "-i", "b=" + dir.file("b4.npy"), "-o", out},
                   "symbol 'batch' bound to 3 by input 'a' and 4 by input 'b'");
@@ -231,7 +237,8 @@ TEST_F(TesselRun, UserErrorsExitWith2AndWriteNothing) {
 }
 
 TEST_F(TesselRun, ArtifactWithoutKernelsForTheDevice) {
-  test::writeBytes(model, format::serialize(test::addModel({false, true, true})));
+  test::writeBytes(model,
+                   format::serialize(test::addModel({false, true, true})));
   expectUserError({model, "-i", "a=" + dir.file("a.npy"), "-i",
                    "b=" + dir.file("b.npy"), "-o", out},
                   model + ": artifact has no kernels for the CPU");
@@ -270,8 +277,9 @@ TEST_F(TesselRun, ExecutableExitCodes) {
   int status = std::system((exe + " --help > /dev/null").c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  status = std::system((exe + " " + dir.file("none.tsl") + " 2> " +
-                        dir.file("err.txt")).c_str());
+  status = std::system(
+      (exe + " " + dir.file("none.tsl") + " 2> " + dir.file("err.txt"))
+          .c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
   std::vector<uint8_t> err = test::readBytes(dir.file("err.txt"));

@@ -26,8 +26,8 @@ Dim lit(int64_t v) { return Dim{v, ""}; }
 
 void addBinaries(format::Artifact &a, Targets t) {
   if (t.cpu)
-    a.binaries.push_back({"cpu", format::TargetBinary::Format::ElfSharedObject,
-                          cpuKernels()});
+    a.binaries.push_back(
+        {"cpu", format::TargetBinary::Format::ElfSharedObject, cpuKernels()});
   if (t.cuda)
     a.binaries.push_back(
         {"cuda:sm_80", format::TargetBinary::Format::Ptx, cudaKernels()});
@@ -58,14 +58,14 @@ format::Artifact addModel(Targets targets) {
   a.producer = "tessel-tests";
   a.modelName = "add";
   Shape batch = {sym("batch")};
-  a.buffers = {buffer(Buffer::Kind::Input, batch),
-               buffer(Buffer::Kind::Input, batch),
-               buffer(Buffer::Kind::Transient, batch),
-               buffer(Buffer::Kind::Output, batch),
-               buffer(Buffer::Kind::Output, {})};
+  a.buffers = {
+      buffer(Buffer::Kind::Input, batch), buffer(Buffer::Kind::Input, batch),
+      buffer(Buffer::Kind::Transient, batch),
+      buffer(Buffer::Kind::Output, batch), buffer(Buffer::Kind::Output, {})};
   a.inputs = {{"a", DType::F32, batch, 0}, {"b", DType::F32, batch, 1}};
   a.outputs = {{"y", DType::F32, batch, 3}, {"s", DType::F32, {}, 4}};
-  a.kernels = {{"add", "Add_0", "Add"}, {"sum_all", "ReduceSum_0", "ReduceSum"}};
+  a.kernels = {{"add", "Add_0", "Add"},
+               {"sum_all", "ReduceSum_0", "ReduceSum"}};
   a.plan = {
       {0, {{0, batch}, {1, batch}, {2, batch}}, batch},
       {0, {{2, batch}, {0, batch}, {3, batch}}, batch},

@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
       const char *ext =
           b.format == tessel::format::TargetBinary::Format::Ptx     ? ".ptx"
           : b.format == tessel::format::TargetBinary::Format::Hsaco ? ".hsaco"
-                                                                     : ".so";
+                                                                    : ".so";
       std::ofstream out(dumpDir + "/" + name + ext, std::ios::binary);
       out.write(reinterpret_cast<const char *>(b.bytes.data()), b.bytes.size());
       if (!out) {

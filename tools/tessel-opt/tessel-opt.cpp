@@ -13,6 +13,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);
   tessel::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Tessel optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tessel optimizer driver\n", registry));
 }

@@ -28,8 +28,8 @@ LogicalResult importMatMul(NodeContext &n) {
     sa.insert(sa.begin(), 1);
   if (vecB)
     sb.push_back(1);
-  FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
-      ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
+  FailureOr<SmallVector<int64_t>> batch =
+      broadcastShapes(ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
   if (failed(batch))
     return n.error("batch dims do not broadcast");
   int64_t k = sa.back(), k2 = sb[sb.size() - 2];
@@ -60,11 +60,11 @@ LogicalResult importGemm(NodeContext &n) {
   bool transA = n.getInt("transA", 0), transB = n.getInt("transB", 0);
   int64_t m = at.getDimSize(transA ? 1 : 0), nn = bt.getDimSize(transB ? 0 : 1);
   auto type = RankedTensorType::get({m, nn}, at.getElementType());
-  n.setOutput(0, GemmOp::create(n.b, n.loc, type, a, b, c,
-                                n.b.getF32FloatAttr(n.getFloat("alpha", 1.0f)),
-                                n.b.getF32FloatAttr(n.getFloat("beta", 1.0f)),
-                                n.b.getBoolAttr(transA),
-                                n.b.getBoolAttr(transB)));
+  n.setOutput(0,
+              GemmOp::create(n.b, n.loc, type, a, b, c,
+                             n.b.getF32FloatAttr(n.getFloat("alpha", 1.0f)),
+                             n.b.getF32FloatAttr(n.getFloat("beta", 1.0f)),
+                             n.b.getBoolAttr(transA), n.b.getBoolAttr(transB)));
   return success();
 }
 
@@ -100,10 +100,9 @@ LogicalResult importConv(NodeContext &n) {
     return failure();
   SmallVector<int64_t> shape = {xt.getDimSize(0), wt.getDimSize(0)};
   for (int64_t i = 0; i < spatial; ++i)
-    shape.push_back(windowOutputSize(inSpatial[i], wt.getDimSize(2 + i),
-                                     strides[i], (*pads)[i],
-                                     (*pads)[spatial + i], dilations[i],
-                                     false));
+    shape.push_back(windowOutputSize(
+        inSpatial[i], wt.getDimSize(2 + i), strides[i], (*pads)[i],
+        (*pads)[spatial + i], dilations[i], false));
   auto type = RankedTensorType::get(shape, xt.getElementType());
   n.setOutput(0, ConvOp::create(n.b, n.loc, type, x, w, bias,
                                 n.b.getDenseI64ArrayAttr(strides),

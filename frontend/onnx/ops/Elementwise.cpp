@@ -12,8 +12,7 @@ using namespace tessel::onnx_import;
 
 namespace {
 
-template <typename Op>
-LogicalResult importBinary(NodeContext &n) {
+template <typename Op> LogicalResult importBinary(NodeContext &n) {
   Value lhs = n.input(0), rhs = n.input(1);
   if (!lhs || !rhs)
     return failure();
@@ -34,8 +33,7 @@ LogicalResult importBinary(NodeContext &n) {
   return success();
 }
 
-template <typename Op>
-LogicalResult importUnary(NodeContext &n) {
+template <typename Op> LogicalResult importUnary(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();

@@ -37,10 +37,9 @@ LogicalResult importBatchNorm(NodeContext &n) {
       n.setOutput(i, op->getResult(i));
     return success();
   }
-  n.setOutput(0, BatchNormOp::create(n.b, n.loc, xt, in[0], in[1], in[2],
-                                     in[3], in[4],
-                                     n.b.getF32FloatAttr(
-                                         n.getFloat("epsilon", 1e-5f))));
+  n.setOutput(0, BatchNormOp::create(
+                     n.b, n.loc, xt, in[0], in[1], in[2], in[3], in[4],
+                     n.b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))));
   return success();
 }
 

@@ -65,21 +65,19 @@ LogicalResult importMaxPool(NodeContext &n) {
     auto indicesType = RankedTensorType::get(w->shape, n.b.getI64Type());
     auto pool = MaxPoolWithIndicesOp::create(
         n.b, n.loc, type, indicesType, n.input(0),
-        n.b.getDenseI64ArrayAttr(w->kernel), n.b.getDenseI64ArrayAttr(w->strides),
-        n.b.getDenseI64ArrayAttr(w->pads), n.b.getDenseI64ArrayAttr(w->dilations),
-        n.b.getBoolAttr(w->ceil),
+        n.b.getDenseI64ArrayAttr(w->kernel),
+        n.b.getDenseI64ArrayAttr(w->strides), n.b.getDenseI64ArrayAttr(w->pads),
+        n.b.getDenseI64ArrayAttr(w->dilations), n.b.getBoolAttr(w->ceil),
         isUnsignedInput ? n.b.getUnitAttr() : UnitAttr(),
         n.getInt("storage_order", 0) ? n.b.getUnitAttr() : UnitAttr());
     n.setOutput(0, pool.getResult());
     n.setOutput(1, pool.getIndices(), onnx::TensorProto::INT64);
     return success();
   }
-  auto pool = MaxPoolOp::create(n.b, n.loc, type, n.input(0),
-                                n.b.getDenseI64ArrayAttr(w->kernel),
-                                n.b.getDenseI64ArrayAttr(w->strides),
-                                n.b.getDenseI64ArrayAttr(w->pads),
-                                n.b.getDenseI64ArrayAttr(w->dilations),
-                                n.b.getBoolAttr(w->ceil));
+  auto pool = MaxPoolOp::create(
+      n.b, n.loc, type, n.input(0), n.b.getDenseI64ArrayAttr(w->kernel),
+      n.b.getDenseI64ArrayAttr(w->strides), n.b.getDenseI64ArrayAttr(w->pads),
+      n.b.getDenseI64ArrayAttr(w->dilations), n.b.getBoolAttr(w->ceil));
   pool.setIsUnsigned(isUnsignedInput);
   n.setOutput(0, pool);
   return success();
@@ -92,14 +90,13 @@ LogicalResult importAveragePool(NodeContext &n) {
   if (failed(w))
     return failure();
   auto type = RankedTensorType::get(w->shape, n.inputType(0).getElementType());
-  n.setOutput(0, AveragePoolOp::create(
-                     n.b, n.loc, type, n.input(0),
-                     n.b.getDenseI64ArrayAttr(w->kernel),
-                     n.b.getDenseI64ArrayAttr(w->strides),
-                     n.b.getDenseI64ArrayAttr(w->pads),
-                     n.b.getDenseI64ArrayAttr(w->dilations),
-                     n.b.getBoolAttr(w->ceil),
-                     n.b.getBoolAttr(n.getInt("count_include_pad", 0) != 0)));
+  n.setOutput(
+      0, AveragePoolOp::create(
+             n.b, n.loc, type, n.input(0), n.b.getDenseI64ArrayAttr(w->kernel),
+             n.b.getDenseI64ArrayAttr(w->strides),
+             n.b.getDenseI64ArrayAttr(w->pads),
+             n.b.getDenseI64ArrayAttr(w->dilations), n.b.getBoolAttr(w->ceil),
+             n.b.getBoolAttr(n.getInt("count_include_pad", 0) != 0)));
   return success();
 }
 

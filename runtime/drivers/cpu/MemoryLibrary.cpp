@@ -21,8 +21,8 @@ int createAnonymousFile(std::string &error) {
     return fd;
 #endif
   const char *dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") +
-                     "/tessel-kernels-XXXXXX";
+  std::string path =
+      std::string(dir && *dir ? dir : "/tmp") + "/tessel-kernels-XXXXXX";
   std::vector<char> buf(path.begin(), path.end());
   buf.push_back('\0');
   int tmp = mkstemp(buf.data());

@@ -61,8 +61,8 @@ struct Api {
   CUresult (*cuModuleUnload)(CUmodule hmod);
   CUresult (*cuMemAlloc)(CUdeviceptr *dptr, size_t bytesize); // _v2
   CUresult (*cuMemFree)(CUdeviceptr dptr);                    // _v2
-  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src,
-                                size_t bytes, CUstream stream); // _v2
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
+                                CUstream stream); // _v2
   CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,
                                 CUstream stream); // _v2
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);

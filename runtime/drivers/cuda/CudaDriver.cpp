@@ -87,8 +87,9 @@ public:
       CUfunction fn = nullptr;
       r = ctx->api->cuModuleGetFunction(&fn, module, k.symbol.c_str());
       if (r != CUDA_SUCCESS)
-        return invalidArtifact("the " + binary.target + " binary lacks kernel '" +
-                               k.symbol + "' (ONNX node '" + k.onnxNode + "', " +
+        return invalidArtifact("the " + binary.target +
+                               " binary lacks kernel '" + k.symbol +
+                               "' (ONNX node '" + k.onnxNode + "', " +
                                k.onnxOp + "): " + ctx->api->describe(r));
       functions.push_back(fn);
     }
@@ -103,9 +104,10 @@ public:
       return resourceExhausted("a launch of " + std::to_string(work) +
                                " work items exceeds the largest 1-D grid");
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    return ctx->check(ctx->api->cuLaunchKernel(
-                          functions[kernel], static_cast<unsigned>(blocks), 1, 1,
-                          kGpuBlockSize, 1, 1, 0, ctx->stream, params, nullptr),
+    return ctx->check(ctx->api->cuLaunchKernel(functions[kernel],
+                                               static_cast<unsigned>(blocks), 1,
+                                               1, kGpuBlockSize, 1, 1, 0,
+                                               ctx->stream, params, nullptr),
                       "cuLaunchKernel");
   }
 
@@ -196,9 +198,9 @@ public:
                       " does not exist");
     auto ctx = std::make_shared<Context>();
     ctx->api = api;
-    TESSEL_RETURN_IF_ERROR(ctx->check(
-        api->cuDeviceGet(&ctx->device, static_cast<int>(ordinal)),
-        "cuDeviceGet"));
+    TESSEL_RETURN_IF_ERROR(
+        ctx->check(api->cuDeviceGet(&ctx->device, static_cast<int>(ordinal)),
+                   "cuDeviceGet"));
     char deviceName[256] = {0};
     int major = 0, minor = 0;
     TESSEL_RETURN_IF_ERROR(ctx->check(
@@ -213,14 +215,14 @@ public:
             &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ctx->device),
         "cuDeviceGetAttribute"));
     CUcontext context = nullptr;
-    TESSEL_RETURN_IF_ERROR(ctx->check(
-        api->cuDevicePrimaryCtxRetain(&context, ctx->device),
-        "cuDevicePrimaryCtxRetain"));
+    TESSEL_RETURN_IF_ERROR(
+        ctx->check(api->cuDevicePrimaryCtxRetain(&context, ctx->device),
+                   "cuDevicePrimaryCtxRetain"));
     ctx->context = context; // released by ~Context from here on
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    TESSEL_RETURN_IF_ERROR(ctx->check(
-        api->cuStreamCreate(&ctx->stream, CU_STREAM_NON_BLOCKING),
-        "cuStreamCreate"));
+    TESSEL_RETURN_IF_ERROR(
+        ctx->check(api->cuStreamCreate(&ctx->stream, CU_STREAM_NON_BLOCKING),
+                   "cuStreamCreate"));
     int sm = major * 10 + minor;
     out = std::make_shared<CudaDevice>(
         std::move(ctx), driverName + ":" + std::to_string(ordinal),

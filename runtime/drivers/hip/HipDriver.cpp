@@ -103,8 +103,9 @@ public:
                                " work items exceeds the largest 1-D grid");
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
     return ctx->check(ctx->api->hipModuleLaunchKernel(
-                          functions[kernel], static_cast<unsigned>(blocks), 1, 1,
-                          kGpuBlockSize, 1, 1, 0, ctx->stream, params, nullptr),
+                          functions[kernel], static_cast<unsigned>(blocks), 1,
+                          1, kGpuBlockSize, 1, 1, 0, ctx->stream, params,
+                          nullptr),
                       "hipModuleLaunchKernel");
   }
 
@@ -149,14 +150,14 @@ public:
   }
   Status copyToDevice(void *dst, const void *src, uint64_t bytes) override {
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    return ctx->check(ctx->api->hipMemcpyHtoDAsync(
-                          dst, const_cast<void *>(src), bytes, ctx->stream),
+    return ctx->check(ctx->api->hipMemcpyHtoDAsync(dst, const_cast<void *>(src),
+                                                   bytes, ctx->stream),
                       "hipMemcpyHtoDAsync");
   }
   Status copyToHost(void *dst, const void *src, uint64_t bytes) override {
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    return ctx->check(ctx->api->hipMemcpyDtoHAsync(
-                          dst, const_cast<void *>(src), bytes, ctx->stream),
+    return ctx->check(ctx->api->hipMemcpyDtoHAsync(dst, const_cast<void *>(src),
+                                                   bytes, ctx->stream),
                       "hipMemcpyDtoHAsync");
   }
   Status synchronize() override {
@@ -204,7 +205,8 @@ public:
         api->hipStreamCreateWithFlags(&ctx->stream, hipStreamNonBlocking),
         "hipStreamCreateWithFlags"));
     std::string description = deviceName;
-    description += " (" + (ctx->arch.empty() ? "unknown arch" : ctx->arch) + ")";
+    description +=
+        " (" + (ctx->arch.empty() ? "unknown arch" : ctx->arch) + ")";
     out = std::make_shared<HipDevice>(
         std::move(ctx), driverName + ":" + std::to_string(ordinal),
         std::move(description));
@@ -235,8 +237,8 @@ private:
     api = loaded;
     hipError_t r = loaded->hipInit(0);
     if (r != hipSuccess)
-      return unavailable("no HIP device found (hipInit: " +
-                         loaded->describe(r) + ")");
+      return unavailable(
+          "no HIP device found (hipInit: " + loaded->describe(r) + ")");
     int count = 0;
     r = loaded->hipGetDeviceCount(&count);
     if (r != hipSuccess)

@@ -184,9 +184,9 @@ typedef struct tessel_session_s tessel_session_t;
 
 /// Loads the artifact's kernels for `device` and uploads its weights.
 /// UNAVAILABLE when the artifact has no kernels for the device.
-TESSEL_API tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
-                                                 tessel_device_t *device,
-                                                 tessel_session_t **out_session);
+TESSEL_API tessel_status_t
+tessel_session_create(tessel_artifact_t *artifact, tessel_device_t *device,
+                      tessel_session_t **out_session);
 TESSEL_API void tessel_session_release(tessel_session_t *session);
 
 /// Copies `data_bytes` bytes of `data` as input `name` with shape
@@ -215,9 +215,9 @@ typedef struct tessel_tensor_view_t {
 
 /// The output `name` of the last run, in host memory. The view is valid
 /// until the next run or the release of the session.
-TESSEL_API tessel_status_t tessel_session_get_output(
-    tessel_session_t *session, const char *name,
-    tessel_tensor_view_t *out_view);
+TESSEL_API tessel_status_t
+tessel_session_get_output(tessel_session_t *session, const char *name,
+                          tessel_tensor_view_t *out_view);
 /// Copies the output `name` of the last run into `buffer`; INVALID_ARGUMENT
 /// if `buffer_bytes` is smaller than the output.
 TESSEL_API tessel_status_t tessel_session_copy_output(tessel_session_t *session,

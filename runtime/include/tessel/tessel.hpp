@@ -61,7 +61,8 @@ public:
 
   tessel_artifact_t *get() const { return handle.get(); }
   std::vector<tessel_tensor_info_t> inputs() const {
-    return infos(tessel_artifact_input_count(get()), tessel_artifact_input_info);
+    return infos(tessel_artifact_input_count(get()),
+                 tessel_artifact_input_info);
   }
   std::vector<tessel_tensor_info_t> outputs() const {
     return infos(tessel_artifact_output_count(get()),

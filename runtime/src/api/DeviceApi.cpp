@@ -38,8 +38,8 @@ Status parseSpec(const std::string &spec, std::string &driver,
 Status lookup(const std::string &name, std::shared_ptr<Driver> &out) {
   out = findDriver(name);
   if (!out)
-    return notFound("unknown device '" + name + "' (drivers: " +
-                    knownDrivers() + ")");
+    return notFound("unknown device '" + name +
+                    "' (drivers: " + knownDrivers() + ")");
   return Status::ok();
 }
 

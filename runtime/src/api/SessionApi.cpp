@@ -32,9 +32,9 @@ tessel_status_t tessel_session_set_input(tessel_session_t *session,
   return guarded([&] {
     TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
     TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
-    return session->session->setInput(
-        name, static_cast<tessel::format::DType>(dtype), dims, rank, data,
-        data_bytes);
+    return session->session->setInput(name,
+                                      static_cast<tessel::format::DType>(dtype),
+                                      dims, rank, data, data_bytes);
   });
 }
 

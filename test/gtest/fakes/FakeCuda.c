@@ -62,22 +62,44 @@ EXPORT CUresult cuInit(unsigned flags) {
 
 EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
   switch (error) {
-  case CUDA_SUCCESS: *str = "CUDA_SUCCESS"; return CUDA_SUCCESS;
-  case CUDA_ERROR_INVALID_VALUE: *str = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
-  case CUDA_ERROR_OUT_OF_MEMORY: *str = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
-  case CUDA_ERROR_NO_DEVICE: *str = "CUDA_ERROR_NO_DEVICE"; return CUDA_SUCCESS;
-  case CUDA_ERROR_INVALID_IMAGE: *str = "CUDA_ERROR_INVALID_IMAGE"; return CUDA_SUCCESS;
-  case CUDA_ERROR_NOT_FOUND: *str = "CUDA_ERROR_NOT_FOUND"; return CUDA_SUCCESS;
-  default: *str = 0; return CUDA_ERROR_INVALID_VALUE;
+  case CUDA_SUCCESS:
+    *str = "CUDA_SUCCESS";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_VALUE:
+    *str = "CUDA_ERROR_INVALID_VALUE";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *str = "CUDA_ERROR_OUT_OF_MEMORY";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_NO_DEVICE:
+    *str = "CUDA_ERROR_NO_DEVICE";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_IMAGE:
+    *str = "CUDA_ERROR_INVALID_IMAGE";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_FOUND:
+    *str = "CUDA_ERROR_NOT_FOUND";
+    return CUDA_SUCCESS;
+  default:
+    *str = 0;
+    return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
 EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
   switch (error) {
-  case CUDA_ERROR_NOT_FOUND: *str = "named symbol not found"; return CUDA_SUCCESS;
-  case CUDA_ERROR_INVALID_IMAGE: *str = "device kernel image is invalid"; return CUDA_SUCCESS;
-  case CUDA_ERROR_OUT_OF_MEMORY: *str = "out of memory"; return CUDA_SUCCESS;
-  default: *str = "fake error"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_FOUND:
+    *str = "named symbol not found";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_IMAGE:
+    *str = "device kernel image is invalid";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *str = "out of memory";
+    return CUDA_SUCCESS;
+  default:
+    *str = "fake error";
+    return CUDA_SUCCESS;
   }
 }
 
@@ -103,8 +125,14 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, int device) {
 
 EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   (void)device;
-  if (attribute == 75) { *value = 8; return CUDA_SUCCESS; } /* CC major */
-  if (attribute == 76) { *value = 6; return CUDA_SUCCESS; } /* CC minor */
+  if (attribute == 75) {
+    *value = 8;
+    return CUDA_SUCCESS;
+  } /* CC major */
+  if (attribute == 76) {
+    *value = 6;
+    return CUDA_SUCCESS;
+  } /* CC minor */
   return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -123,9 +151,11 @@ EXPORT CUresult cuCtxSetCurrent(void *ctx) {
   return ctx == &contextToken ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image,
-                                   unsigned n, int *options, void **values) {
-  (void)n; (void)options; (void)values;
+EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
+                                   int *options, void **values) {
+  (void)n;
+  (void)options;
+  (void)values;
   const char *text = (const char *)image;
   if (!strstr(text, ".version") || !strstr(text, ".entry"))
     return CUDA_ERROR_INVALID_IMAGE;

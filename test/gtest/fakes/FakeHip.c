@@ -57,13 +57,20 @@ EXPORT hipError_t hipInit(unsigned flags) {
 
 EXPORT const char *hipGetErrorName(hipError_t e) {
   switch (e) {
-  case hipSuccess: return "hipSuccess";
-  case hipErrorInvalidValue: return "hipErrorInvalidValue";
-  case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
-  case hipErrorNoDevice: return "hipErrorNoDevice";
-  case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
-  case hipErrorNotFound: return "hipErrorNotFound";
-  default: return "hipErrorUnknown";
+  case hipSuccess:
+    return "hipSuccess";
+  case hipErrorInvalidValue:
+    return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory:
+    return "hipErrorOutOfMemory";
+  case hipErrorNoDevice:
+    return "hipErrorNoDevice";
+  case hipErrorNoBinaryForGpu:
+    return "hipErrorNoBinaryForGpu";
+  case hipErrorNotFound:
+    return "hipErrorNotFound";
+  default:
+    return "hipErrorUnknown";
   }
 }
 

@@ -57,8 +57,8 @@ static FakeKernel fakeFindKernel(const char *image, const char *name) {
   static const struct {
     const char *name;
     FakeKernel fn;
-  } kernels[] = {{"add", fakeAdd}, {"sum_all", fakeSumAll},
-                 {"abi_probe", fakeAbiProbe}};
+  } kernels[] = {
+      {"add", fakeAdd}, {"sum_all", fakeSumAll}, {"abi_probe", fakeAbiProbe}};
   char pattern[256];
   if (strlen(name) > 200)
     return 0;

@@ -17,8 +17,10 @@ double elementAt(const io::HostTensor &t, uint64_t i) {
     return static_cast<double>(v);
   };
   switch (t.dtype) {
-  case format::DType::F32: return load(float());
-  case format::DType::F64: return load(double());
+  case format::DType::F32:
+    return load(float());
+  case format::DType::F64:
+    return load(double());
   case format::DType::F16: {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
@@ -29,15 +31,24 @@ double elementAt(const io::HostTensor &t, uint64_t i) {
     std::memcpy(&bits, p, 2);
     return io::bfloat16ToFloat(bits);
   }
-  case format::DType::I8: return load(int8_t());
-  case format::DType::U8: return load(uint8_t());
-  case format::DType::Bool: return load(uint8_t());
-  case format::DType::I16: return load(int16_t());
-  case format::DType::U16: return load(uint16_t());
-  case format::DType::I32: return load(int32_t());
-  case format::DType::U32: return load(uint32_t());
-  case format::DType::I64: return load(int64_t());
-  case format::DType::U64: return load(uint64_t());
+  case format::DType::I8:
+    return load(int8_t());
+  case format::DType::U8:
+    return load(uint8_t());
+  case format::DType::Bool:
+    return load(uint8_t());
+  case format::DType::I16:
+    return load(int16_t());
+  case format::DType::U16:
+    return load(uint16_t());
+  case format::DType::I32:
+    return load(int32_t());
+  case format::DType::U32:
+    return load(uint32_t());
+  case format::DType::I64:
+    return load(int64_t());
+  case format::DType::U64:
+    return load(uint64_t());
   }
   return 0;
 }

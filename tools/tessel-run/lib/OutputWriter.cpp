@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <set>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace tessel::run {
@@ -28,7 +28,8 @@ std::string sanitizeFileName(const std::string &name) {
   return s;
 }
 
-std::vector<std::string> uniqueFileStems(const std::vector<std::string> &names) {
+std::vector<std::string>
+uniqueFileStems(const std::vector<std::string> &names) {
   std::set<std::string> taken;
   std::vector<std::string> stems;
   for (const std::string &name : names) {
@@ -51,8 +52,8 @@ int createTemporary(const std::string &dir, const std::string &fileName,
   for (int attempt = 0; attempt < 100; ++attempt) {
     tempPath = dir + "/." + fileName + ".tmp-" + std::to_string(getpid()) +
                "-" + std::to_string(counter++);
-    int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                    0666);
+    int fd =
+        ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST)
       return fd;
   }

@@ -107,8 +107,8 @@ private:
     }
     if (eq != std::string::npos && access(arg.c_str(), F_OK) != 0) {
       error = {kExitUserError, artifactPath + ": unknown input '" +
-                                   arg.substr(0, eq) + "' (inputs: " +
-                                   inputList() + ")"};
+                                   arg.substr(0, eq) +
+                                   "' (inputs: " + inputList() + ")"};
       return false;
     }
     name.clear(); // taken from the file
@@ -127,24 +127,24 @@ private:
       if (name.empty()) {
         name = !input.tensor.name.empty() ? input.tensor.name : stemOf(path);
         if (!isInputName(name))
-          return error = {kExitUserError,
-                          path + ": no input is called '" + name +
-                              "' (inputs: " + inputList() +
-                              "); use --input NAME=" + path},
+          return error = {kExitUserError, path + ": no input is called '" +
+                                              name +
+                                              "' (inputs: " + inputList() +
+                                              "); use --input NAME=" + path},
                  false;
       }
       if (inputs.count(name))
         return error = {kExitUserError, path + ": input '" + name +
-                                             "' is given twice (also by " +
-                                             inputs[name].path + ")"},
+                                            "' is given twice (also by " +
+                                            inputs[name].path + ")"},
                false;
       inputs[name] = std::move(input);
     }
     for (const std::string &name : inputNames)
       if (!inputs.count(name))
-        return error = {kExitUserError,
-                        artifactPath + ": missing input '" + name +
-                            "' (give --input " + name + "=FILE)"},
+        return error = {kExitUserError, artifactPath + ": missing input '" +
+                                            name + "' (give --input " + name +
+                                            "=FILE)"},
                false;
     return true;
   }
@@ -160,8 +160,9 @@ private:
   bool bindInputs(ToolError &error) {
     for (auto &[name, input] : inputs) {
       const io::HostTensor &t = input.tensor;
-      if (Status s = session.setInput(name, static_cast<tessel_dtype_t>(t.dtype),
-                                      t.shape, t.data.data(), t.data.size());
+      if (Status s =
+              session.setInput(name, static_cast<tessel_dtype_t>(t.dtype),
+                               t.shape, t.data.data(), t.data.size());
           !s)
         return error = fromStatus(s, input.path), false;
     }
@@ -184,9 +185,9 @@ private:
                        .count());
     }
     std::sort(ms.begin(), ms.end());
-    out << "timing: " << opts.runs << " runs on " << opts.device
-        << ": median " << ms[ms.size() / 2] << " ms, min " << ms.front()
-        << " ms, max " << ms.back() << " ms\n";
+    out << "timing: " << opts.runs << " runs on " << opts.device << ": median "
+        << ms[ms.size() / 2] << " ms, min " << ms.front() << " ms, max "
+        << ms.back() << " ms\n";
     return true;
   }
 
