@@ -93,21 +93,19 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, int64_t resultRank,
   return AffineMap::get(resultRank, 0, exprs, ctx);
 }
 
-SmallVector<DimSource> lowering::broadcastSources(ValueRange operands,
-                                                  RankedTensorType result) {
-  int64_t rank = result.getRank();
-  SmallVector<DimSource> sources(rank, DimSource{Value(), 0});
-  for (int64_t i = 0; i < rank; ++i) {
-    for (Value v : operands) {
-      auto t = cast<RankedTensorType>(v.getType());
-      int64_t j = i - (rank - t.getRank());
-      if (j >= 0 && t.isDynamicDim(j)) {
-        sources[i] = {v, j};
-        break;
-      }
-    }
+FailureOr<Value> lowering::emptyResult(OpBuilder &b, Operation *op,
+                                       unsigned result) {
+  auto type = cast<RankedTensorType>(op->getResult(result).getType());
+  SmallVector<DimSource> sources(type.getRank(), DimSource{Value(), 0});
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    auto source = dynamicDimSource(op, result, d);
+    if (!source)
+      return failure();
+    sources[d] = {op->getOperand(source->first), source->second};
   }
-  return sources;
+  return emptyTensor(b, op->getLoc(), type, sources);
 }
 
 Value lowering::padSpatial(OpBuilder &b, Location loc, Value input,

@@ -77,9 +77,11 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, int64_t resultRank,
                              mlir::RankedTensorType operand,
                              mlir::RankedTensorType result);
 
-/// Sources of the dynamic dims of `result`, the numpy broadcast of `operands`.
-llvm::SmallVector<DimSource> broadcastSources(mlir::ValueRange operands,
-                                              mlir::RankedTensorType result);
+/// tensor.empty for result `result` of graph op `op`, its dynamic dims taken
+/// from the operand dims tessel::dynamicDimSource names; failure if a
+/// dynamic dim has none.
+mlir::FailureOr<mlir::Value>
+emptyResult(mlir::OpBuilder &b, mlir::Operation *op, unsigned result = 0);
 
 /// tensor.pad of `input`'s trailing spatial dims by `pads` (ONNX order:
 /// begins then ends) with `value`; `input` is returned when all pads are 0.

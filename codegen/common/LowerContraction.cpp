@@ -75,24 +75,10 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     for (int64_t i = 0; i < rank; ++i)
       outExprs.push_back(d(i));
 
-    // Dynamic result dims: batch dims from whichever operand has them.
-    SmallVector<DimSource> sources(rank, DimSource{Value(), 0});
-    for (int64_t i = 0; i < batch; ++i)
-      for (auto [v, t] :
-           {std::pair{op.getLhs(), lhsType}, std::pair{op.getRhs(), rhsType}}) {
-        int64_t j = i - (batch - (t.getRank() - 2));
-        if (t.getRank() > 2 && j >= 0 && t.isDynamicDim(j)) {
-          sources[i] = {v, j};
-          break;
-        }
-      }
-    if (!vecA)
-      sources[mLoop] = {op.getLhs(), lhsType.getRank() - 2};
-    if (!vecB)
-      sources[nLoop] = {op.getRhs(), rhsType.getRank() - 1};
-
-    Value init =
-        fill(rewriter, loc, emptyTensor(rewriter, loc, type, sources), 0.0);
+    FailureOr<Value> empty = emptyResult(rewriter, op);
+    if (failed(empty))
+      return rewriter.notifyMatchFailure(op, "a dynamic dim has no source");
+    Value init = fill(rewriter, loc, *empty, 0.0);
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, lhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, rhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, outExprs, ctx)};
@@ -115,9 +101,7 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
     RankedTensorType type = op.getType();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     bool transA = op.getTransA(), transB = op.getTransB();
-    Value init =
-        emptyTensor(rewriter, loc, type,
-                    {{op.getA(), transA ? 1 : 0}, {op.getB(), transB ? 0 : 1}});
+    Value init = *emptyResult(rewriter, op); // M from A, N from B
     double beta = op.getBeta().convertToDouble();
     if (Value c = op.getC(); c && beta != 0.0) {
       auto cType = cast<RankedTensorType>(c.getType());
@@ -191,7 +175,7 @@ struct LowerConv : OpRewritePattern<ConvOp> {
       outExprs.push_back(o);
     }
 
-    Value init = emptyTensor(rewriter, loc, type, {{op.getInput(), 0}});
+    Value init = *emptyResult(rewriter, op); // the batch from the input
     if (Value bias = op.getBias()) {
       auto biasMap = AffineMap::get(type.getRank(), 0, d(1), ctx);
       auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);

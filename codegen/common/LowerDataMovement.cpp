@@ -20,11 +20,7 @@ struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    SmallVector<DimSource> sources;
-    for (int64_t p : op.getPerm())
-      sources.push_back({op.getInput(), p});
-    Value init = emptyTensor(rewriter, op.getLoc(), type, sources);
+    Value init = *emptyResult(rewriter, op); // permuted input dims
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), op.getInput(), init, op.getPerm());
     rewriter.replaceOp(op, transpose.getResult());
@@ -41,11 +37,7 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     int64_t rank = type.getRank(), axis = op.getAxis();
     if (type.isDynamicDim(axis))
       return rewriter.notifyMatchFailure(op, "the concat axis must be static");
-    Value first = op.getInputs().front();
-    SmallVector<DimSource> sources;
-    for (int64_t i = 0; i < rank; ++i)
-      sources.push_back({first, i});
-    Value result = emptyTensor(rewriter, loc, type, sources);
+    Value result = *emptyResult(rewriter, op); // other dims from input 0
     int64_t offset = 0;
     for (Value input : op.getInputs()) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));

@@ -59,8 +59,9 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
     auto type = cast<RankedTensorType>(op.getType());
     MLIRContext *ctx = op.getContext();
     SmallVector<Value> operands = {op.getLhs(), op.getRhs()};
-    Value init =
-        emptyTensor(rewriter, loc, type, broadcastSources(operands, type));
+    FailureOr<Value> init = emptyResult(rewriter, op);
+    if (failed(init))
+      return rewriter.notifyMatchFailure(op, "a dynamic dim has no source");
     SmallVector<AffineMap> maps;
     for (Value v : operands)
       maps.push_back(broadcastMap(ctx, type.getRank(),
@@ -70,7 +71,7 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
     if constexpr (std::is_same_v<Op, DivOp>)
       isUnsigned = op.getIsUnsigned();
     Value result =
-        generic(rewriter, loc, operands, init, maps, iterators(type.getRank()),
+        generic(rewriter, loc, operands, *init, maps, iterators(type.getRank()),
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   yield(b, l,
                         isUnsigned ? unsignedDiv(b, l, args[0], args[1])
@@ -87,7 +88,7 @@ LogicalResult lowerUnary(Operation *op, PatternRewriter &rewriter,
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Value init = emptyLike(rewriter, loc, type, input);
+  Value init = *emptyResult(rewriter, op); // the input's dims
   auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
   Value result =
       generic(rewriter, loc, input, init, {id, id}, iterators(type.getRank()),
@@ -140,7 +141,7 @@ struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
     auto type = op.getType();
     int64_t rank = type.getRank();
     MLIRContext *ctx = op.getContext();
-    Value init = emptyLike(rewriter, loc, type, op.getInput());
+    Value init = *emptyResult(rewriter, op); // the input's dims
     auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
     double eps = op.getEpsilon().convertToDouble();
@@ -219,7 +220,7 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
                         [](OpBuilder &b, Location l, ValueRange a) {
                           yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                         });
-    Value outInit = emptyLike(rewriter, loc, type, input);
+    Value outInit = *emptyResult(rewriter, op); // the input's dims
     Value result = generic(
         rewriter, loc, {exps, sum}, outInit, {fullMap, reducedMap, fullMap},
         iterators(rank), [](OpBuilder &b, Location l, ValueRange a) {

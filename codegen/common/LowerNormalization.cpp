@@ -83,7 +83,7 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     double eps = op.getEpsilon().convertToDouble();
     Value y = generic(
         rewriter, loc, {x, op.getScale(), op.getBias(), mean, variance},
-        emptyLike(rewriter, loc, type, x), {id, dim1, dim1, dim1, dim1, id},
+        *emptyResult(rewriter, op, 0), {id, dim1, dim1, dim1, dim1, id},
         iterators(rank), [&](OpBuilder &b, Location l, ValueRange a) {
           Value denom = math::SqrtOp::create(
               b, l,

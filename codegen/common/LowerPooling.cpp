@@ -100,8 +100,7 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
     bool isUnsigned = op.getIsUnsigned();
     Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
-    Value empty = emptyTensor(rewriter, loc, type,
-                              {{op.getInput(), 0}, {op.getInput(), 1}});
+    Value empty = *emptyResult(rewriter, op); // N and C from the input
     Value init =
         linalg::FillOp::create(rewriter, loc, lowest, empty).getResult(0);
     int64_t spatial = type.getRank() - 2;
@@ -132,14 +131,11 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
     int64_t rank = type.getRank(), spatial = rank - 2;
     Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
-    SmallVector<DimSource> sources = {{op.getInput(), 0}, {op.getInput(), 1}};
-    Value values =
-        linalg::FillOp::create(rewriter, loc, lowest,
-                               emptyTensor(rewriter, loc, type, sources))
-            .getResult(0);
-    Value indices =
-        fill(rewriter, loc,
-             emptyTensor(rewriter, loc, op.getIndices().getType(), sources), 0);
+    // N and C of both results come from the input.
+    Value values = linalg::FillOp::create(rewriter, loc, lowest,
+                                          *emptyResult(rewriter, op, 0))
+                       .getResult(0);
+    Value indices = fill(rewriter, loc, *emptyResult(rewriter, op, 1), 0);
     SmallVector<AffineMap> maps = w->maps;
     maps.push_back(maps.back()); // the indices follow the output
     SmallVector<int64_t> strides(op.getStrides()), dil(op.getDilations()),
@@ -222,8 +218,7 @@ struct LowerAveragePool : OpRewritePattern<AveragePoolOp> {
     int64_t rank = type.getRank(), spatial = rank - 2;
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads,
                              scalar(rewriter, loc, element, 0.0));
-    Value empty = emptyTensor(rewriter, loc, type,
-                              {{op.getInput(), 0}, {op.getInput(), 1}});
+    Value empty = *emptyResult(rewriter, op); // N and C from the input
     Value sum = generic(rewriter, loc, {input, w->window},
                         fill(rewriter, loc, empty, 0.0), w->maps,
                         iterators(rank, spatial),
@@ -292,8 +287,7 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
                 [](OpBuilder &b, Location l, ValueRange a) {
                   yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                 });
-    Value empty = emptyTensor(rewriter, loc, type,
-                              {{op.getInput(), 0}, {op.getInput(), 1}});
+    Value empty = *emptyResult(rewriter, op); // N and C from the input
     Value result =
         generic(rewriter, loc, sum, empty, {nc, inMap}, iterators(rank),
                 [&](OpBuilder &b, Location l, ValueRange a) {
