@@ -34,13 +34,18 @@ Location tessel::onnxNodeLoc(MLIRContext *ctx, StringRef file, StringRef node,
                       NameLoc::get(StringAttr::get(ctx, opType), fileLoc));
 }
 
+/// The first part of a fused location (folding fuses them), else `loc`.
+static Location primary(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return fused.getLocations()[0];
+  return loc;
+}
+
 void tessel::onnxNodeOf(Location loc, std::string &node, std::string &opType) {
   node.clear();
   opType.clear();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations()[0];
-  if (auto name = dyn_cast<NameLoc>(loc)) {
+  if (auto name = dyn_cast<NameLoc>(primary(loc))) {
     node = name.getName().str();
     if (auto inner = dyn_cast<NameLoc>(name.getChildLoc()))
       opType = inner.getName().str();
@@ -48,23 +53,15 @@ void tessel::onnxNodeOf(Location loc, std::string &node, std::string &opType) {
 }
 
 std::string tessel::describeLoc(Location loc) {
-  // Fused locations (from folding) describe their first part.
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    return fused.getLocations().empty() ? ""
-                                        : describeLoc(fused.getLocations()[0]);
-  std::string file, node, op;
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    node = name.getName().str();
-    if (auto inner = dyn_cast<NameLoc>(name.getChildLoc())) {
-      op = inner.getName().str();
-      loc = inner.getChildLoc();
-    } else {
-      loc = name.getChildLoc();
-    }
-  }
-  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
-    file = fileLoc.getFilename().str();
-  std::string out = file;
+  std::string node, op;
+  onnxNodeOf(loc, node, op);
+  // The file is the innermost location under the names.
+  Location inner = primary(loc);
+  while (auto name = dyn_cast<NameLoc>(inner))
+    inner = name.getChildLoc();
+  std::string out;
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(inner))
+    out = fileLoc.getFilename().str();
   if (!node.empty())
     out += (out.empty() ? "" : ": ") + ("node '" + node + "'") +
            (op.empty() ? "" : " (" + op + ")");
