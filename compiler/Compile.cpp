@@ -105,7 +105,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     if (gpu)
       buildGpuLoweringPipeline(pm, *gpu);
     else
-      buildCpuLoweringPipeline(pm);
+      buildCpuLoweringPipeline(pm, cpuVectorBits(options.cpu));
     if (failed(pm.run(*copy)))
       return failure();
     if (emitted(options, "llvm", *copy))

@@ -16,6 +16,10 @@ using namespace mlir;
 
 void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuTarget &target) {
+  // Parallel loops around sequential reductions: one work item per thread.
+  if (failed(
+          parsePassPipeline("func.func(convert-linalg-to-parallel-loops)", pm)))
+    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
   pm.addPass(createMapStagesToGpuPass());
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   if (failed(parsePassPipeline(

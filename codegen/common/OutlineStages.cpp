@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -151,12 +152,59 @@ FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
   return std::pair<int64_t, int64_t>{arg.getArgNumber(), *index};
 }
 
+/// The extent of `value` (a memref) in dim `d` as (argument, dim) or
+/// (-1, constant), looking through subviews of arguments.
+FailureOr<std::pair<int64_t, int64_t>> memrefExtentOf(Value value, int64_t d) {
+  auto type = cast<MemRefType>(value.getType());
+  if (!type.isDynamicDim(d))
+    return std::pair<int64_t, int64_t>{-1, type.getDimSize(d)};
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return std::pair<int64_t, int64_t>{arg.getArgNumber(), d};
+  auto view = value.getDefiningOp<memref::SubViewOp>();
+  if (!view || view.getSourceType().getRank() != type.getRank())
+    return failure();
+  OpFoldResult size = view.getMixedSizes()[d];
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return std::pair<int64_t, int64_t>{-1, *c};
+  auto dim = dyn_cast<Value>(size).getDefiningOp<memref::DimOp>();
+  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  if (!index)
+    return failure();
+  return memrefExtentOf(dim.getSource(), *index);
+}
+
+/// The extent of loop `loop` of `op` as (argument, dim) or (-1, constant):
+/// an operand dim its indexing maps equate with the loop, which is what
+/// bounds the loop when a target lowers the op to loops.
+FailureOr<std::pair<int64_t, int64_t>> linalgExtentOf(linalg::LinalgOp op,
+                                                      unsigned loop) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || dim.getPosition() != loop)
+        continue;
+      FailureOr<std::pair<int64_t, int64_t>> e =
+          memrefExtentOf(operand.get(), d);
+      if (succeeded(e))
+        return e;
+    }
+  }
+  return failure();
+}
+
 /// Records on each stage `tessel.work_dims`: the extents of its top-level
 /// parallel loop, whose product is the number of independent work items.
+/// A linalg stage's parallel loop is the one its leading parallel iterators
+/// become when a target lowers it to loops.
 LogicalResult recordWork(func::FuncOp stage) {
   Builder b(stage.getContext());
   SmallVector<Attribute> dims;
-  auto loops = stage.getBody().front().getOps<scf::ParallelOp>();
+  Block &entry = stage.getBody().front();
+  auto loops = entry.getOps<scf::ParallelOp>();
+  auto linalgOps = entry.getOps<linalg::LinalgOp>();
   if (!loops.empty()) {
     scf::ParallelOp loop = *loops.begin();
     for (auto [lb, ub, step] : llvm::zip(
@@ -165,6 +213,17 @@ LogicalResult recordWork(func::FuncOp stage) {
       if (failed(e))
         return loop.emitError("a parallel loop extent is not a constant or an "
                               "argument dim");
+      dims.push_back(b.getDenseI64ArrayAttr({e->first, e->second}));
+    }
+  } else if (!linalgOps.empty()) {
+    linalg::LinalgOp op = *linalgOps.begin();
+    for (auto [loop, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
+      if (kind != utils::IteratorType::parallel)
+        break;
+      FailureOr<std::pair<int64_t, int64_t>> e = linalgExtentOf(op, loop);
+      if (failed(e))
+        return op.emitError("loop ")
+               << loop << " is not a constant or an argument dim";
       dims.push_back(b.getDenseI64ArrayAttr({e->first, e->second}));
     }
   }

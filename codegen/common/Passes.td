@@ -56,6 +56,45 @@ def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
+def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Register-tile and vectorize the reductions of a stage";
+  let description = [{
+    Runs on stages (linalg ops on memrefs, see tessel-outline-stages) for a
+    target with SIMD registers of `vector-bits` bits. Only ops with a
+    reduction loop are touched; elementwise loops are left to LLVM, whose
+    loop vectorizer handles them already.
+
+      * Register tiles. An op whose output's last dim `n` is a parallel loop
+        that each input indexes, if at all, in its last dim with unit stride
+        (MatMul, Gemm, batched MatMul, Conv with unit width stride,
+        pooling): `n` is tiled by 2 vectors and a row loop `m` by 4 (an
+        output loop the `n` operands do not use, such as MatMul's M or
+        Conv's output channels: one vector load then feeds 4 rows), every
+        other loop by 1, reductions innermost. Inside a tile an index such
+        as Conv's `oh * s + kh` is then `s * m`, `n` or 0, so the input
+        becomes a strided view indexed by plain loops, which linalg's
+        vectorizer accepts. The `m` and `n` tile loops are peeled: full
+        tiles vectorize without masks and keep their accumulators in
+        registers across the whole reduction (the transfers are hoisted);
+        the last, partial tiles use masked transfers.
+      * Other reductions whose output's last loop `n` is also (part of) the
+        last index of the inputs, such as Conv with stride 2: the loops are
+        interchanged so that `n` is innermost, which gives LLVM's loop
+        vectorizer unit- or constant-stride accesses instead of a scalar
+        reduction per output element.
+
+    Neither rewrite reorders the additions that produce one output element,
+    so results are bit-identical to the plain loop nest's.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "SIMD register width in bits (128: SSE, 256: AVX2, 512: AVX-512)">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn each stage into a grid-stride GPU kernel";
   let description = [{

@@ -1,8 +1,9 @@
 //===- Pipelines.cpp - The shared lowering pipeline ------------------------===//
 //
-// The part of codegen every target runs. It ends with linalg on memrefs
-// operating in place on the kernel's arguments; targets map that to loops
-// (CPU) or to GPU threads.
+// The part of codegen every target runs. It ends with stages: one linalg
+// op on memrefs each, operating in place on the kernel's arguments and
+// workspaces. Targets tile and vectorize them (CPU) or map their parallel
+// loops to threads (GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,11 +29,8 @@ void tessel::buildSharedLoweringPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createMemRefCopyToLinalgPass());
-  // Loop nests: parallel loops (threads on a GPU) around sequential
-  // reductions; every target starts from these.
-  if (failed(
-          parsePassPipeline("func.func(convert-linalg-to-parallel-loops)", pm)))
-    llvm::report_fatal_error("tessel: invalid built-in shared pipeline");
+  // Each linalg op (on memrefs) becomes a stage; targets choose how to
+  // tile, vectorize and map it (CPU loops or GPU threads).
   // Temporaries become runtime-owned workspaces: no deallocation needed.
   pm.addPass(createOutlineStagesPass());
   pm.addPass(createCanonicalizerPass());

@@ -15,27 +15,56 @@
 #include "codegen/common/LlvmEmission.h"
 
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
-void tessel::buildCpuLoweringPipeline(OpPassManager &pm) {
+void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
   // Spelled as text: the same names a pass author types into tessel-opt.
-  const char *pipeline =
-      "func.func(lower-affine, convert-scf-to-cf,"
-      " math-expand-ops{ops=tanh}),"
-      "expand-strided-metadata, finalize-memref-to-llvm,"
+  std::string pipeline =
+      "func.func(tessel-tile-and-vectorize{vector-bits=" +
+      std::to_string(vectorBits) +
+      "}, canonicalize, cse, convert-linalg-to-loops,"
+      " convert-vector-to-scf{full-unroll=true}, lower-affine,"
+      " convert-scf-to-cf, math-expand-ops{ops=tanh}),"
+      "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
+      " finalize-memref-to-llvm,"
       "func.func(convert-math-to-llvm), convert-math-to-libm,"
-      "convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm,"
+      "convert-arith-to-llvm, convert-ub-to-llvm, convert-index-to-llvm,"
+      " convert-func-to-llvm,"
       "convert-cf-to-llvm, reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
 }
 
+unsigned tessel::cpuVectorBits(llvm::StringRef cpu) {
+  std::string error;
+  std::string name =
+      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
+      "x86_64-unknown-linux-gnu", name, "", llvm::Reloc::PIC_, error);
+  if (!tm)
+    return 128;
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  if (sti->checkFeatures("+avx512f"))
+    return 512;
+  if (sti->checkFeatures("+avx"))
+    return 256;
+  return 128;
+}
+
 void tessel::registerCpuPipelines() {
-  PassPipelineRegistration<>("tessel-cpu-lowering",
-                             "bufferized linalg -> LLVM dialect for the CPU",
-                             buildCpuLoweringPipeline);
+  struct Options : public PassPipelineOptions<Options> {
+    Option<unsigned> vectorBits{*this, "vector-bits",
+                                llvm::cl::desc("SIMD register width in bits"),
+                                llvm::cl::init(256)};
+  };
+  PassPipelineRegistration<Options>(
+      "tessel-cpu-lowering", "stages -> LLVM dialect for the CPU",
+      [](OpPassManager &pm, const Options &options) {
+        buildCpuLoweringPipeline(pm, options.vectorBits);
+      });
 }
 
 bool tessel::emitCpuSharedObject(ModuleOp module,

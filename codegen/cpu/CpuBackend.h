@@ -21,8 +21,14 @@ class Module;
 
 namespace tessel {
 
-/// Bufferized linalg on memrefs -> LLVM dialect.
-void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
+/// Stages (linalg on memrefs) -> LLVM dialect, with reductions register-tiled
+/// for SIMD registers of `vectorBits` bits.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
+                              unsigned vectorBits = 256);
+
+/// The SIMD register width of x86-64 CPU `cpu` ("native" for the host):
+/// 512 with AVX-512F, 256 with AVX, else 128.
+unsigned cpuVectorBits(llvm::StringRef cpu);
 
 /// Registers `tessel-cpu-lowering` (the pipeline above).
 void registerCpuPipelines();

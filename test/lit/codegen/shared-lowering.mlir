@@ -2,10 +2,11 @@
 // partitioner writes them): inputs are read in place, the result is computed
 // directly into the output argument, temporaries become trailing workspace
 // arguments owned by the runtime (tessel.workspace_dims names the argument
-// dim each dynamic workspace dim equals), and each loop nest becomes a stage
-// function <kernel>_s<N> (parallel loops around sequential reductions, its
-// iteration space in tessel.work_dims). Nothing is left on tensors, and
-// nothing is allocated, freed or copied with memref.copy.
+// dim each dynamic workspace dim equals), and each linalg op on memrefs
+// becomes a stage function <kernel>_s<N> (its leading parallel loops, which
+// a GPU maps to threads, in tessel.work_dims). Targets tile and lower the
+// stages. Nothing is left on tensors, and nothing is allocated, freed or
+// copied with memref.copy.
 // RUN: tessel-opt %s --split-input-file --tessel-shared-lowering --mlir-print-local-scope | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-shared-lowering | FileCheck %s --check-prefix=NONE
 
@@ -21,10 +22,10 @@
 // CHECK-LABEL: func.func @relu_s0
 // CHECK-SAME:    (%[[IN:[^:]+]]: memref<?x4xf32>, %[[OUT:[^:]+]]: memref<?x4xf32>)
 // CHECK-SAME:    attributes {tessel.kernel_of = "relu", tessel.work_dims = [array<i64: 0, 0>, array<i64: -1, 4>], tessel.workspace_dims = []}
-// CHECK:         scf.parallel (%[[I:.+]], %[[J:.+]]) =
-// CHECK:           %[[X:.+]] = memref.load %[[IN]][%[[I]], %[[J]]]
-// CHECK:           %[[Y:.+]] = arith.maximumf %[[X]], %{{.+}} : f32
-// CHECK:           memref.store %[[Y]], %[[OUT]][%[[I]], %[[J]]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel"]
+// CHECK-SAME:      ins(%[[IN]] : memref<?x4xf32>) outs(%[[OUT]] : memref<?x4xf32>)
+// CHECK:           arith.maximumf
 // CHECK:         return
 // CHECK-NOT:     func.func @relu_s1
 func.func @relu(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
@@ -37,21 +38,22 @@ func.func @relu(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
 // -----
 
 // Gemm: the bias is broadcast into %out, then the products accumulate there
-// (a sequential loop over K inside the parallel loops over M and N).
+// (a reduction over K after the parallel loops over M and N).
 // CHECK-LABEL: func.func @gemm_s0
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x3xf32>, %{{[^:]+}}: memref<4x3xf32>, %[[C:[^:]+]]: memref<4xf32>, %[[OUT:[^:]+]]: memref<?x4xf32>)
 // CHECK-SAME:    tessel.kernel_of = "gemm"
-// CHECK:         scf.parallel (%[[M:.+]], %[[N:.+]]) =
-// CHECK:           %[[BIAS:.+]] = memref.load %[[C]][%[[N]]]
-// CHECK:           memref.store %[[BIAS]], %[[OUT]][%[[M]], %[[N]]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK-SAME:      ins(%[[C]] : memref<4xf32>) outs(%[[OUT]] : memref<?x4xf32>)
 // CHECK-LABEL: func.func @gemm_s1
 // CHECK-SAME:    (%[[A:[^:]+]]: memref<?x3xf32>, %[[B:[^:]+]]: memref<4x3xf32>, %{{[^:]+}}: memref<4xf32>, %[[OUT:[^:]+]]: memref<?x4xf32>)
-// CHECK:         scf.parallel (%[[M:.+]], %[[N:.+]]) =
-// CHECK:           scf.for %[[K:.+]] =
-// CHECK-DAG:         memref.load %[[A]][%[[M]], %[[K]]]
-// CHECK-DAG:         memref.load %[[B]][%[[N]], %[[K]]]
-// CHECK-DAG:         memref.load %[[OUT]][%[[M]], %[[N]]]
-// CHECK:             memref.store %{{.+}}, %[[OUT]][%[[M]], %[[N]]]
+// CHECK-SAME:    tessel.work_dims = [array<i64: 0, 0>, array<i64: -1, 4>]
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[A]], %[[B]] : memref<?x3xf32>, memref<4x3xf32>) outs(%[[OUT]] : memref<?x4xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
 // CHECK-NOT:     func.func @gemm_s2
 func.func @gemm(%a: memref<?x3xf32>, %b: memref<4x3xf32>, %c: memref<4xf32>, %out: memref<?x4xf32>) {
   %0 = bufferization.to_tensor %a restrict : memref<?x3xf32> to tensor<?x3xf32>
@@ -74,34 +76,31 @@ func.func @gemm(%a: memref<?x3xf32>, %b: memref<4x3xf32>, %c: memref<4xf32>, %ou
 // CHECK-SAME:    tessel.kernel_of = "softmax"
 // CHECK-SAME:    tessel.workspace_dims = {{\[\[}}array<i64: 0, 0>, array<i64: -1, -1>], [array<i64: 0, 0>, array<i64: -1, -1>, array<i64: -1, -1>]]
 // CHECK:         %[[NINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK:         memref.store %[[NINF]], %[[RED]]
+// CHECK:         linalg.fill ins(%[[NINF]] : f32) outs(%[[RED]] : memref<?x2xf32>)
 // CHECK-LABEL: func.func @softmax_s1
 // CHECK-SAME:    (%[[IN:[^:]+]]: memref<?x2x2xf32>, %{{[^:]+}}: memref<?x2x2xf32>, %[[RED:[^:]+]]: memref<?x2xf32>, %{{[^:]+}}: memref<?x2x2xf32>)
-// CHECK:         scf.for
-// CHECK:           memref.load %[[IN]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[IN]] : memref<?x2x2xf32>) outs(%[[RED]] : memref<?x2xf32>)
 // CHECK:           arith.maximumf
-// CHECK:           memref.store %{{.+}}, %[[RED]]
 // CHECK-LABEL: func.func @softmax_s2
 // CHECK-SAME:    (%[[IN:[^:]+]]: memref<?x2x2xf32>, %{{[^:]+}}: memref<?x2x2xf32>, %[[RED:[^:]+]]: memref<?x2xf32>, %[[EXP:[^:]+]]: memref<?x2x2xf32>)
-// CHECK-DAG:       memref.load %[[IN]]
-// CHECK-DAG:       memref.load %[[RED]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[IN]], %[[RED]] : memref<?x2x2xf32>, memref<?x2xf32>) outs(%[[EXP]] : memref<?x2x2xf32>)
 // CHECK:           math.exp
-// CHECK:           memref.store %{{.+}}, %[[EXP]]
 // CHECK-LABEL: func.func @softmax_s3
-// CHECK:           memref.store %{{.+}}, %{{.+}} : memref<?x2xf32>
+// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<?x2xf32>)
 // CHECK-LABEL: func.func @softmax_s4
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2x2xf32>, %{{[^:]+}}: memref<?x2x2xf32>, %[[RED:[^:]+]]: memref<?x2xf32>, %[[EXP:[^:]+]]: memref<?x2x2xf32>)
-// CHECK:         scf.for
-// CHECK-DAG:       memref.load %[[EXP]]
-// CHECK-DAG:       memref.load %[[RED]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[EXP]] : memref<?x2x2xf32>) outs(%[[RED]] : memref<?x2xf32>)
 // CHECK:           arith.addf
-// CHECK:           memref.store %{{.+}}, %[[RED]]
 // CHECK-LABEL: func.func @softmax_s5
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2x2xf32>, %[[OUT:[^:]+]]: memref<?x2x2xf32>, %[[RED:[^:]+]]: memref<?x2xf32>, %[[EXP:[^:]+]]: memref<?x2x2xf32>)
-// CHECK-DAG:       memref.load %[[EXP]]
-// CHECK-DAG:       memref.load %[[RED]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[EXP]], %[[RED]] : memref<?x2x2xf32>, memref<?x2xf32>) outs(%[[OUT]] : memref<?x2x2xf32>)
 // CHECK:           arith.divf
-// CHECK:           memref.store %{{.+}}, %[[OUT]]
 // CHECK-NOT:     func.func @softmax_s6
 func.func @softmax(%in: memref<?x2x2xf32>, %out: memref<?x2x2xf32>) {
   %0 = bufferization.to_tensor %in restrict : memref<?x2x2xf32> to tensor<?x2x2xf32>
@@ -119,21 +118,24 @@ func.func @softmax(%in: memref<?x2x2xf32>, %out: memref<?x2x2xf32>) {
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2x5x5xf32>, %{{[^:]+}}: memref<3x2x3x3xf32>, %{{[^:]+}}: memref<?x3x5x5xf32>, %[[PAD:[^:]+]]: memref<?x2x7x7xf32>)
 // CHECK-SAME:    tessel.workspace_dims = {{\[\[}}array<i64: 0, 0>, array<i64: -1, -1>, array<i64: -1, -1>, array<i64: -1, -1>]]
 // CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK:         memref.store %[[ZERO]], %[[PAD]]
+// CHECK:         linalg.map outs(%[[PAD]] : memref<?x2x7x7xf32>)
+// CHECK:           linalg.yield %[[ZERO]]
 // CHECK-LABEL: func.func @conv_s1
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x2x5x5xf32>, %{{[^:]+}}: memref<3x2x3x3xf32>, %{{[^:]+}}: memref<?x3x5x5xf32>, %[[PAD:[^:]+]]: memref<?x2x7x7xf32>)
 // CHECK:         %[[V:.+]] = memref.subview %[[PAD]][0, 0, 1, 1] [%{{.+}}, 2, 5, 5] [1, 1, 1, 1]
-// CHECK:           %[[E:.+]] = memref.load %[[X]]
-// CHECK:           memref.store %[[E]], %[[V]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[X]] : memref<?x2x5x5xf32>) outs(%[[V]] :
 // CHECK-LABEL: func.func @conv_s2
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2x5x5xf32>, %{{[^:]+}}: memref<3x2x3x3xf32>, %[[OUT:[^:]+]]: memref<?x3x5x5xf32>, %{{[^:]+}}: memref<?x2x7x7xf32>)
-// CHECK:           memref.store %{{.+}}, %[[OUT]]
+// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : memref<?x3x5x5xf32>)
 // CHECK-LABEL: func.func @conv_s3
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2x5x5xf32>, %[[W:[^:]+]]: memref<3x2x3x3xf32>, %[[OUT:[^:]+]]: memref<?x3x5x5xf32>, %[[PAD:[^:]+]]: memref<?x2x7x7xf32>)
-// CHECK-DAG:     memref.load %[[PAD]]
-// CHECK-DAG:     memref.load %[[W]]
-// CHECK:         arith.mulf
-// CHECK:         memref.store %{{.+}}, %[[OUT]]
+// CHECK-SAME:    tessel.work_dims = [array<i64: 3, 0>, array<i64: -1, 3>, array<i64: -1, 5>, array<i64: -1, 5>]
+// CHECK:         linalg.generic
+// CHECK-SAME:      affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-SAME:      ins(%[[PAD]], %[[W]] : memref<?x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%[[OUT]] : memref<?x3x5x5xf32>)
+// CHECK:           arith.mulf
 // CHECK-NOT:     func.func @conv_s4
 func.func @conv(%x: memref<?x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %out: memref<?x3x5x5xf32>) {
   %0 = bufferization.to_tensor %x restrict : memref<?x2x5x5xf32> to tensor<?x2x5x5xf32>
@@ -151,13 +153,13 @@ func.func @conv(%x: memref<?x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %out: memref<?
 // CHECK-SAME:    (%[[A:[^:]+]]: memref<?x2xf32>, %{{[^:]+}}: memref<?x3xf32>, %[[OUT:[^:]+]]: memref<?x5xf32>)
 // CHECK-SAME:    tessel.workspace_dims = []
 // CHECK:         %[[V:.+]] = memref.subview %[[OUT]][0, 0] [%{{.+}}, 2] [1, 1]
-// CHECK:           %[[E:.+]] = memref.load %[[A]]
-// CHECK:           memref.store %[[E]], %[[V]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[A]] : memref<?x2xf32>) outs(%[[V]] :
 // CHECK-LABEL: func.func @concat_s1
 // CHECK-SAME:    (%{{[^:]+}}: memref<?x2xf32>, %[[B:[^:]+]]: memref<?x3xf32>, %[[OUT:[^:]+]]: memref<?x5xf32>)
 // CHECK:         %[[V:.+]] = memref.subview %[[OUT]][0, 2] [%{{.+}}, 3] [1, 1]
-// CHECK:           %[[E:.+]] = memref.load %[[B]]
-// CHECK:           memref.store %[[E]], %[[V]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[B]] : memref<?x3xf32>) outs(%[[V]] :
 func.func @concat(%a: memref<?x2xf32>, %b: memref<?x3xf32>, %out: memref<?x5xf32>) {
   %0 = bufferization.to_tensor %a restrict : memref<?x2xf32> to tensor<?x2xf32>
   %1 = bufferization.to_tensor %b restrict : memref<?x3xf32> to tensor<?x3xf32>
@@ -171,8 +173,10 @@ func.func @concat(%a: memref<?x2xf32>, %b: memref<?x3xf32>, %out: memref<?x5xf32
 // The copy kernel of a returned input (an identity) is a plain copy.
 // CHECK-LABEL: func.func @identity_s0
 // CHECK-SAME:    (%[[IN:[^:]+]]: memref<?x3xf32>, %[[OUT:[^:]+]]: memref<?x3xf32>)
-// CHECK:           %[[E:.+]] = memref.load %[[IN]][%[[I:.+]], %[[J:.+]]]
-// CHECK-NEXT:      memref.store %[[E]], %[[OUT]][%[[I]], %[[J]]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[IN]] : memref<?x3xf32>) outs(%[[OUT]] : memref<?x3xf32>)
+// CHECK-NEXT:      ^bb0(%[[E:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:        linalg.yield %[[E]] : f32
 func.func @identity(%in: memref<?x3xf32>, %out: memref<?x3xf32>) {
   %0 = bufferization.to_tensor %in restrict : memref<?x3xf32> to tensor<?x3xf32>
   %1 = tessel.identity %0 : tensor<?x3xf32>
