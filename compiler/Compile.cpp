@@ -13,6 +13,7 @@
 #include "compiler/Registration.h"
 #include "compiler/Targets.h"
 #include "frontend/onnx/Importer.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -64,8 +65,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   if (emitted(options, "graph", *module))
     return success();
 
-  // Graph passes: folding (Identity, reshape chains, constants) and CSE.
+  // Graph passes: folding (Identity, reshape chains, constants), weight
+  // layouts, CSE.
   PassManager graphPasses(&context);
+  graphPasses.addPass(createCanonicalizerPass());
+  graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
   graphPasses.addPass(createCSEPass());
   if (failed(graphPasses.run(*module)))

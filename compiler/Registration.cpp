@@ -6,6 +6,7 @@
 #include "codegen/cpu/CpuBackend.h"
 #include "compiler/Targets.h"
 #include "dialects/Graph/TesselDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -21,6 +22,7 @@ void tessel::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void tessel::registerAllPasses() {
   mlir::registerAllPasses();
+  registerTesselGraphPasses();
   registerTesselCodegenCommonPasses();
   registerCodegenCommonPipelines();
   registerCpuPipelines();
