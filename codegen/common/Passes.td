@@ -65,23 +65,23 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
     loop vectorizer handles them already.
 
       * Register tiles. An op whose output's last dim `n` is a parallel loop
-        that each input indexes, if at all, in its last dim with unit stride
-        (MatMul, Gemm, batched MatMul, Conv with unit width stride,
-        pooling): `n` is tiled by 2 vectors and a row loop `m` by 4 (an
-        output loop the `n` operands do not use, such as MatMul's M or
-        Conv's output channels: one vector load then feeds 4 rows), every
-        other loop by 1, reductions innermost. Inside a tile an index such
-        as Conv's `oh * s + kh` is then `s * m`, `n` or 0, so the input
-        becomes a strided view indexed by plain loops, which linalg's
-        vectorizer accepts. The `m` and `n` tile loops are peeled: full
-        tiles vectorize without masks and keep their accumulators in
-        registers across the whole reduction (the transfers are hoisted);
-        the last, partial tiles use masked transfers.
+        that each input indexes, if at all, in its last dim (MatMul, Gemm,
+        batched MatMul, Conv, pooling): `n` is tiled by 2 vectors (1 when
+        the extent fits in one) and a row loop `m` by 4 (an output loop the
+        `n` operands do not use, such as MatMul's M or Conv's output
+        channels: one vector load then feeds 4 rows), every other loop by
+        1, reductions innermost. The `m` and `n` tile loops are peeled: full
+        tiles are unmasked, the last partial ones masked. Inside a tile an
+        index such as Conv's `oh * s + kh` is `s * m`, `n` or 0, so each
+        operand becomes a 1-d or 2-d (strided) view and the tile an
+        outer-product update that linalg's vectorizer turns into plain
+        4 x lanes vector arithmetic. The output tile then leaves the
+        reduction loops as an iter_arg (an accumulator in registers: a
+        stage's output never aliases its inputs). A read at stride c > 1
+        (Conv with stride 2) becomes one contiguous read and a shuffle.
       * Other reductions whose output's last loop `n` is also (part of) the
-        last index of the inputs, such as Conv with stride 2: the loops are
-        interchanged so that `n` is innermost, which gives LLVM's loop
-        vectorizer unit- or constant-stride accesses instead of a scalar
-        reduction per output element.
+        last index of the inputs: the loops are interchanged so that `n` is
+        innermost, for LLVM's loop vectorizer.
 
     Neither rewrite reorders the additions that produce one output element,
     so results are bit-identical to the plain loop nest's.

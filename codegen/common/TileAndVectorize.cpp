@@ -12,16 +12,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <functional>
@@ -94,6 +93,14 @@ std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
   return coefficients;
 }
 
+/// The static extent of loop `loop` of `op`, if it has one.
+std::optional<int64_t> staticLoopExtent(linalg::LinalgOp op, unsigned loop) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (loop >= ranges.size() || ShapedType::isDynamic(ranges[loop]))
+    return std::nullopt;
+  return ranges[loop];
+}
+
 /// A register tile: `rows` x `cols` outputs, every other loop stepped by 1.
 struct RegisterTile {
   SmallVector<int64_t> sizes; ///< per loop
@@ -118,7 +125,7 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
     return std::nullopt;
   unsigned numLoops = op.getNumLoops();
   // Each input index must be linear; `n` may only index an input's last
-  // dim, with unit stride.
+  // dim (with a constant stride: see ReadStridedAsShuffle).
   SmallVector<bool> usedWithN(numLoops, false);
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -126,9 +133,7 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
       std::optional<SmallVector<int64_t>> form = linearForm(expr, numLoops);
       if (!form)
         return std::nullopt;
-      // A strided `n` (Conv with stride 2) would need gathers; LLVM does
-      // better on the interchanged loop nest.
-      if ((*form)[*n] != 0 && (r + 1 != map.getNumResults() || (*form)[*n] != 1))
+      if ((*form)[*n] != 0 && r + 1 != map.getNumResults())
         return std::nullopt;
     }
     if (map.isFunctionOfDim(*n))
@@ -157,7 +162,12 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
   RegisterTile tile;
   tile.sizes.assign(numLoops, 1);
   tile.n = *n;
-  tile.sizes[*n] = kTileVectors * (vectorBits / element.getIntOrFloatBitWidth());
+  // Two vectors wide, or one when a static extent fits in one: a tile that
+  // is mostly padding wastes lanes.
+  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
+  std::optional<int64_t> extent = staticLoopExtent(op, *n);
+  tile.sizes[*n] =
+      extent && *extent <= lanes ? lanes : kTileVectors * lanes;
   if (m && op.getIteratorTypesArray()[*m] == utils::IteratorType::parallel) {
     tile.m = m;
     tile.sizes[*m] = kTileRows;
@@ -273,6 +283,84 @@ LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Drops the loops of extent 1 from specialized tile `op`: every operand
+/// becomes a rank-reduced view indexed by `m` and `n` only, and the op a
+/// 1- or 2-d elementwise update (the reductions, all of extent 1, vanish).
+/// The vectors then carry no unit dims, which vector lowering would
+/// otherwise scalarize. Returns the new op and its vector shape.
+FailureOr<std::pair<linalg::GenericOp, SmallVector<int64_t>>>
+collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
+             const RegisterTile &tile) {
+  if (!op.getBody()->getOps<linalg::IndexOp>().empty())
+    return failure();
+  SmallVector<unsigned> kept;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d == tile.n || d == tile.m)
+      kept.push_back(d);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    // A view at offset 0 and unit strides (tiling's, specializeTile's) is
+    // composed into the new one, so a stride stays visible on one view.
+    Value source = operand.get();
+    SmallVector<OpFoldResult> baseOffsets, baseStrides;
+    if (auto view = source.getDefiningOp<memref::SubViewOp>())
+      if (view.getSourceType().getRank() == view.getType().getRank()) {
+        source = view.getSource();
+        baseOffsets = view.getMixedOffsets();
+        baseStrides = view.getMixedStrides();
+      }
+    auto type = cast<MemRefType>(operand.get().getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> results;
+    for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+      unsigned d = cast<AffineDimExpr>(expr).getPosition();
+      offsets.push_back(rewriter.getIndexAttr(0));
+      strides.push_back(rewriter.getIndexAttr(1));
+      auto position = llvm::find(kept, d);
+      if (position == kept.end()) {
+        sizes.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      // A kept dim of static size 1 would make the rank reduction ambiguous
+      // (which unit dim is dropped?); such a degenerate tile stays scalar.
+      if (type.getDimSize(r) == 1)
+        return failure();
+      sizes.push_back(memref::getMixedSize(rewriter, loc, operand.get(), r));
+      shape.push_back(type.getDimSize(r));
+      results.push_back(
+          rewriter.getAffineDimExpr(std::distance(kept.begin(), position)));
+    }
+    if (source != operand.get()) {
+      offsets = baseOffsets;
+      strides = baseStrides;
+    }
+    MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
+        shape, cast<MemRefType>(source.getType()), offsets, sizes, strides);
+    operands.push_back(memref::SubViewOp::create(rewriter, loc, reduced,
+                                                 source, offsets, sizes,
+                                                 strides));
+    maps.push_back(AffineMap::get(kept.size(), 0, results, op.getContext()));
+  }
+  SmallVector<utils::IteratorType> iterators(kept.size(),
+                                             utils::IteratorType::parallel);
+  unsigned numInputs = op.getNumDpsInputs();
+  auto collapsed = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{}, ArrayRef(operands).take_front(numInputs),
+      ArrayRef(operands).drop_front(numInputs), maps, iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), collapsed.getRegion(),
+                              collapsed.getRegion().end());
+  rewriter.eraseOp(op);
+  SmallVector<int64_t> vectorShape;
+  for (unsigned d : kept)
+    vectorShape.push_back(tile.sizes[d]);
+  return std::make_pair(collapsed, vectorShape);
+}
+
 /// Vectorizes every marked tile with the tile as its vector shape (masked
 /// where a tile may be partial). A tile the vectorizer rejects stays a
 /// scalar loop nest: slower, never wrong.
@@ -283,15 +371,20 @@ void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
     if (t->hasAttr(kTileMarker))
       tiles.push_back(t);
   });
-  SmallVector<bool> scalable(tile.sizes.size(), false);
   for (linalg::GenericOp t : tiles) {
     t->removeAttr(kTileMarker);
-    if (failed(specializeTile(rewriter, t, tile)) ||
-        failed(linalg::vectorizeOpPrecondition(t, tile.sizes, scalable)))
+    if (failed(specializeTile(rewriter, t, tile)))
       continue;
-    rewriter.setInsertionPoint(t);
-    if (succeeded(linalg::vectorize(rewriter, t, tile.sizes, scalable)))
-      rewriter.eraseOp(t);
+    auto collapsed = collapseTile(rewriter, t, tile);
+    if (failed(collapsed))
+      continue;
+    auto [op, shape] = *collapsed;
+    SmallVector<bool> scalable(shape.size(), false);
+    if (failed(linalg::vectorizeOpPrecondition(op, shape, scalable)))
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (succeeded(linalg::vectorize(rewriter, op, shape, scalable)))
+      rewriter.eraseOp(op);
   }
 }
 
@@ -324,12 +417,92 @@ void interchangeForContiguity(RewriterBase &rewriter, linalg::GenericOp op) {
   (void)linalg::interchangeGenericOp(rewriter, op, order);
 }
 
+/// A read of V elements at stride c (Conv's `ow * 2 + kw` in a tile) as one
+/// contiguous read of (V - 1) * c + 1 elements, the same first and last
+/// element, and a shuffle that keeps every c-th: vector loads instead of V
+/// scalar ones. Handles reads whose vector is 1 x ... x 1 x V through a
+/// (possibly rank-reducing) view whose last dim has the stride. A masked
+/// read reads V * c elements (LLVM scalarizes masked loads of other
+/// widths) under a mask covering the first (n - 1) * c + 1 for a last mask
+/// size n, and none when a leading size is 0.
+struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto view = read.getBase().getDefiningOp<memref::SubViewOp>();
+    VectorType type = read.getVectorType();
+    if (!view || !read.getPermutationMap().isMinorIdentity() ||
+        type.getRank() != view.getType().getRank() || type.isScalable() ||
+        llvm::any_of(type.getShape().drop_back(),
+                     [](int64_t d) { return d != 1; }) ||
+        !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
+      return failure();
+    int64_t sourceRank = view.getSourceType().getRank();
+    llvm::SmallBitVector dropped = view.getDroppedDims();
+    std::optional<int64_t> stride =
+        getConstantIntValue(view.getMixedStrides().back());
+    if (dropped.test(sourceRank - 1) || !stride || *stride <= 1)
+      return failure();
+    Location loc = read.getLoc();
+    AffineExpr i = rewriter.getAffineDimExpr(0),
+               o = rewriter.getAffineSymbolExpr(0);
+    int64_t lanes = type.getShape().back();
+    // The mask of the wide read, from the sizes of the original one.
+    Value mask;
+    if (Value old = read.getMask()) {
+      SmallVector<OpFoldResult> sizes;
+      if (auto c = old.getDefiningOp<vector::ConstantMaskOp>())
+        for (int64_t d : c.getMaskDimSizes())
+          sizes.push_back(rewriter.getIndexAttr(d));
+      else if (auto c = old.getDefiningOp<vector::CreateMaskOp>())
+        sizes = getAsOpFoldResult(c.getOperands());
+      else
+        return failure();
+      OpFoldResult size = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, (i - 1) * *stride + 1, {sizes.back()});
+      for (OpFoldResult leading : ArrayRef(sizes).drop_back())
+        size = affine::makeComposedFoldedAffineApply(
+            rewriter, loc, i * o, {size, leading});
+      mask = vector::CreateMaskOp::create(
+          rewriter, loc, VectorType::get({lanes * *stride}, rewriter.getI1Type()),
+          getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    }
+    int64_t wide = mask ? lanes * *stride : (lanes - 1) * *stride + 1;
+    // Indices into the view's source: offset + index * stride per kept dim.
+    SmallVector<Value> indices;
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+    SmallVector<OpFoldResult> strides = view.getMixedStrides();
+    unsigned next = 0;
+    for (int64_t d = 0; d < sourceRank; ++d) {
+      if (dropped.test(d)) {
+        indices.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]));
+        continue;
+      }
+      indices.push_back(affine::makeComposedAffineApply(
+          rewriter, loc, i * rewriter.getAffineSymbolExpr(1) + o,
+          {OpFoldResult(read.getIndices()[next++]), offsets[d], strides[d]}));
+    }
+    auto wideType = VectorType::get({wide}, type.getElementType());
+    auto all = vector::TransferReadOp::create(
+        rewriter, loc, wideType, view.getSource(), indices, read.getPadding(),
+        ArrayRef<bool>{true});
+    if (mask)
+      all.getMaskMutable().assign(mask);
+    SmallVector<int64_t> every;
+    for (int64_t k = 0; k < lanes; ++k)
+      every.push_back(k * *stride);
+    Value picked = vector::ShuffleOp::create(rewriter, loc, all, all, every);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(read, type, picked);
+    return success();
+  }
+};
+
 /// Folds what tiling, peeling and vectorization leave behind: constant tile
-/// sizes, all-true masks, subviews (into the transfers that use them).
+/// sizes, all-true masks, single-iteration loops.
 LogicalResult cleanUp(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   RewritePatternSet patterns(context);
-  memref::populateFoldMemRefAliasOpPatterns(patterns);
   for (StringRef dialect : {"vector", "scf", "affine", "arith", "memref"})
     context->getLoadedDialect(dialect)->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName name : context->getRegisteredOperations())
@@ -339,6 +512,79 @@ LogicalResult cleanUp(func::FuncOp func) {
                            name.getDialectNamespace()))
       name.getCanonicalizationPatterns(patterns, context);
   return applyPatternsGreedily(func, std::move(patterns));
+}
+
+/// Moves one read/write pair of a loop-invariant tile out of `loop`: the
+/// tile then travels through the loop as an iter_arg (an accumulator in
+/// registers). The pair must be the only accesses to its memref (view)
+/// inside the loop; a stage's output never aliases its inputs (every
+/// result is a fresh buffer, see compiler/Partition.cpp), which is what
+/// lets this see through views where upstream's
+/// hoistRedundantVectorTransfers does not.
+bool hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
+  auto outside = [&](Value v) { return !v || loop.isDefinedOutsideOfLoop(v); };
+  for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+    Value base = read.getBase();
+    if (!outside(base) || !llvm::all_of(read.getIndices(), outside) ||
+        !outside(read.getMask()))
+      continue;
+    vector::TransferWriteOp write;
+    bool other = false;
+    for (Operation *user : base.getUsers()) {
+      if (user == read || !loop->isProperAncestor(user))
+        continue;
+      auto w = dyn_cast<vector::TransferWriteOp>(user);
+      if (!w || write || w->getParentOp() != loop) {
+        other = true;
+        break;
+      }
+      write = w;
+    }
+    if (other || !write || write.getIndices() != read.getIndices() ||
+        write.getMask() != read.getMask() ||
+        write.getVectorType() != read.getVectorType() ||
+        write.getPermutationMap() != read.getPermutationMap() ||
+        write.getInBounds() != read.getInBounds() ||
+        !read->isBeforeInBlock(write))
+      continue;
+    rewriter.moveOpBefore(read, loop);
+    FailureOr<LoopLikeOpInterface> grown =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, read.getResult(),
+                /*replaceInitOperandUsesInLoop=*/true,
+                [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                  return SmallVector<Value>{write.getVector()};
+                });
+    if (failed(grown))
+      return false;
+    Operation *newLoop = grown->getOperation();
+    rewriter.moveOpAfter(write, newLoop);
+    rewriter.modifyOpInPlace(write, [&] {
+      write.getValueToStoreMutable().assign(newLoop->getResults().back());
+    });
+    return true;
+  }
+  return false;
+}
+
+/// hoistAccumulator to a fixed point, after moving loop-invariant views
+/// and masks out of the loops.
+void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
+  func.walk([](scf::ForOp loop) {
+    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+  });
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (hoistAccumulator(rewriter, loop)) {
+        changed = true;
+        break;
+      }
+  }
 }
 
 struct TileAndVectorizePass
@@ -388,17 +634,18 @@ struct TileAndVectorizePass
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(masks);
     if (failed(applyPatternsGreedily(func, std::move(masks))))
       return signalPassFailure();
-    // Transfers then index the kernel's memrefs directly, and the
-    // accumulators of full tiles leave the reduction loops.
+    // Then the output tiles leave the reduction loops as accumulators.
     if (failed(cleanUp(func)))
       return signalPassFailure();
-    linalg::hoistRedundantVectorTransfers(func);
+    hoistAccumulators(rewriter, func);
 
     // Transfers that broadcast (the `m` operand of a contraction) become a
     // minor-identity transfer and a broadcast, which the generic transfer
-    // lowering handles, masked or not.
+    // lowering handles, masked or not; strided reads become shuffles.
     RewritePatternSet lowering(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(lowering);
+    lowering.add<ReadStridedAsShuffle>(context);
+
     if (failed(applyPatternsGreedily(func, std::move(lowering))))
       return signalPassFailure();
   }

@@ -1,26 +1,33 @@
 // --tessel-tile-and-vectorize on stages (linalg on memrefs) for 128-bit SIMD
 // (4 f32 lanes): a reduction whose output's last loop is contiguous in its
-// inputs gets a 4 x 8 register tile, with full tiles unmasked and their
-// accumulators carried through the reduction loops (read before, written
-// after); partial tiles are peeled off and masked. Conv indices such as
-// oh + kh become plain loads inside a tile. A width-strided Conv is only
-// interchanged (output width innermost); elementwise ops are left alone.
-// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize=vector-bits=128 --canonicalize --cse --mlir-print-local-scope -verify-diagnostics | FileCheck %s
+// inputs gets a 4 x 8 register tile (tile loops peeled: full tiles
+// unmasked, the last partial ones masked). Inside a tile every other loop
+// has extent 1, so each operand becomes a 1- or 2-d view and the tile an
+// outer-product update; the output tile travels through the reduction loops
+// as an iter_arg (read before, written after). A width stride of 2 reads one
+// contiguous vector and keeps every other element (vector.shuffle). Ops it
+// cannot tile are interchanged (output width innermost) or, when
+// elementwise, left alone.
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize=vector-bits=128 --canonicalize --cse --mlir-print-local-scope | FileCheck %s
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<8x16xf32>, %[[B:[^:]+]]: memref<16x16xf32>, %[[C:[^:]+]]: memref<8x16xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.for %[[M:.+]] = %{{.+}} to %{{.+}} step %c4
 // CHECK:           scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %c8
-// CHECK:             %[[INIT:.+]] = vector.transfer_read %[[C]][%[[M]], %[[N]]], %{{.+}} {in_bounds = [true, true]} : memref<8x16xf32>, vector<4x8xf32>
+// CHECK:             %[[CT:.+]] = memref.subview %[[C]][%[[M]], %[[N]]] [4, 8] [1, 1]
+// CHECK:             %[[INIT:.+]] = vector.transfer_read %[[CT]][%c0, %c0], %{{.+}} {in_bounds = [true, true]} : {{.+}}, vector<4x8xf32>
 // CHECK:             %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %c1 iter_args(%[[ACC:.+]] = %[[INIT]]) -> (vector<4x8xf32>)
-// CHECK-DAG:           vector.transfer_read %[[A]][%[[M]], %[[K]]]{{.*}} vector<4x1xf32>
-// CHECK-DAG:           vector.transfer_read %[[B]][%[[K]], %[[N]]]{{.*}} vector<1x8xf32>
-// CHECK:               arith.mulf {{.*}} : vector<4x8x1xf32>
-// CHECK:               %[[NEXT:.+]] = arith.addf %[[ACC]], %{{.+}} : vector<4x8xf32>
+// CHECK-DAG:           %[[AK:.+]] = memref.subview %[[A]][%[[M]], %[[K]]] [4, 1] [1, 1] : memref<8x16xf32> to memref<4xf32, strided<[16], offset: ?>>
+// CHECK-DAG:           %[[BK:.+]] = memref.subview %[[B]][%[[K]], %[[N]]] [1, 8] [1, 1] : memref<16x16xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK-DAG:           vector.transfer_read %[[AK]][%c0]{{.*}} vector<4xf32>
+// CHECK-DAG:           vector.transfer_read %[[BK]][%c0]{{.*}} vector<8xf32>
+// CHECK:               %[[P:.+]] = arith.mulf {{.*}} : vector<4x8xf32>
+// CHECK:               %[[NEXT:.+]] = arith.addf %[[ACC]], %[[P]] : vector<4x8xf32>
 // CHECK:               scf.yield %[[NEXT]]
-// CHECK:             vector.transfer_write %[[SUM]], %[[C]][%[[M]], %[[N]]] {in_bounds = [true, true]}
+// CHECK:             vector.transfer_write %[[SUM]], %[[CT]][%c0, %c0] {in_bounds = [true, true]}
 // CHECK-NOT:     vector.create_mask
+// CHECK-NOT:     vector.constant_mask
 // CHECK:         return
 func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x16xf32>, %c: memref<8x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -36,17 +43,22 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x16xf32>, %c: memref<8x16xf
 // -----
 
 // A dynamic M and N = 10: the M loop runs whole tiles up to M - M mod 4,
-// then one masked remainder; within it the last N tile is masked too.
+// then one masked remainder; in each, the last N tile (2 wide) is masked.
+// Masked tiles keep their accumulators in registers too.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<?x16xf32>, %{{[^:]+}}: memref<16x10xf32>, %[[C:[^:]+]]: memref<?x10xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[DIM:.+]] = memref.dim %[[A]]
 // CHECK:         %[[WHOLE:.+]] = affine.apply affine_map<()[s0] -> ((s0 floordiv 4) * 4)>()[%[[DIM]]]
+// CHECK:         %[[MASK:.+]] = vector.constant_mask [4, 2] : vector<4x8xi1>
 // CHECK:         scf.for %[[M:.+]] = %{{.+}} to %[[WHOLE]] step %c4
-// CHECK:           vector.transfer_read %[[C]][%[[M]], %c0], %{{[^,]+}} {in_bounds
-// CHECK:           vector.transfer_write %{{.+}}, %[[C]][%[[M]], %c0] {in_bounds
-// CHECK:           vector.transfer_read %[[C]][%[[M]], %c8], %{{.+}}, %[[MASK:[^ ]+]] {in_bounds
-// CHECK:           vector.transfer_write %{{.+}}, %[[C]][%[[M]], %c8], %[[MASK]]
+// CHECK:           %[[FULL:.+]] = memref.subview %[[C]][%[[M]], 0] [4, 8] [1, 1]
+// CHECK:           vector.transfer_read %[[FULL]][%c0, %c0], %{{[^,]+}} {in_bounds
+// CHECK:           vector.transfer_write %{{.+}}, %[[FULL]][%c0, %c0] {in_bounds
+// CHECK:           %[[PART:.+]] = memref.subview %[[C]][%[[M]], 8] [4, 2] [1, 1]
+// CHECK:           vector.transfer_read %[[PART]][%c0, %c0], %{{.+}}, %[[MASK]] {in_bounds
+// CHECK:           scf.for {{.+}} iter_args
+// CHECK:           vector.transfer_write %{{.+}}, %[[PART]][%c0, %c0], %[[MASK]]
 // CHECK:         scf.for %{{.+}} = %[[WHOLE]] to %[[DIM]] step %c4
 // CHECK:           vector.create_mask
 // CHECK:         return
@@ -65,22 +77,25 @@ func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x10xf32>, %c: memre
 
 // Conv: the tile rows are output channels (the input does not use them), the
 // vectors run along the output width; inside a tile the input index
-// ow + kw is a plain, unit-stride load at column ow + kw.
+// ow + kw is a plain, unit-stride row of 8 at column ow + kw, and the weights
+// a column of 4.
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:    %[[X:[^:]+]]: memref<1x2x6x18xf32>, %[[W:[^:]+]]: memref<8x2x3x3xf32>, %[[Y:[^:]+]]: memref<1x8x4x16xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.for %[[F:.+]] = %{{.+}} to %{{.+}} step %c4
 // CHECK:           scf.for %[[OH:.+]] = %{{.+}} to %{{.+}} step %c1
 // CHECK:             scf.for %[[OW:.+]] = %{{.+}} to %{{.+}} step %c8
-// CHECK:               vector.transfer_read %[[Y]][%c0, %[[F]], %[[OH]], %[[OW]]]{{.*}} vector<1x4x1x8xf32>
+// CHECK:               %[[YT:.+]] = memref.subview %[[Y]][0, %[[F]], %[[OH]], %[[OW]]] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x8x4x16xf32> to memref<4x8xf32, strided<[64, 1], offset: ?>>
+// CHECK:               vector.transfer_read %[[YT]]{{.*}} vector<4x8xf32>
 // CHECK:               scf.for %[[CI:.+]] = {{.+}} iter_args
 // CHECK:                 scf.for %[[KH:.+]] = {{.+}} iter_args
 // CHECK:                   %[[ROW:.+]] = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%[[OH]], %[[KH]])
 // CHECK:                   scf.for %[[KW:.+]] = {{.+}} iter_args
 // CHECK:                     %[[COL:.+]] = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%[[OW]], %[[KW]])
-// CHECK:                     vector.transfer_read %[[X]][%c0, %[[CI]], %[[ROW]], %[[COL]]]{{.*}} vector<1x1x1x8xf32>
-// CHECK:                     vector.transfer_read %[[W]][%[[F]], %[[CI]], %[[KH]], %[[KW]]]{{.*}} vector<4x1x1x1xf32>
-// CHECK:               vector.transfer_write %{{.+}}, %[[Y]][%c0, %[[F]], %[[OH]], %[[OW]]]
+// CHECK:                     memref.subview %[[X]][0, %[[CI]], %[[ROW]], %[[COL]]] [1, 1, 1, 8] [1, 1, 1, 1]
+// CHECK:                     memref.subview %[[W]][%[[F]], %[[CI]], %[[KH]], %[[KW]]] [4, 1, 1, 1] [1, 1, 1, 1] : memref<8x2x3x3xf32> to memref<4xf32, strided<[18], offset: ?>>
+// CHECK:                     arith.mulf {{.*}} : vector<4x8xf32>
+// CHECK:               vector.transfer_write %{{.+}}, %[[YT]]
 func.func @conv(%x: memref<1x2x6x18xf32>, %w: memref<8x2x3x3xf32>, %y: memref<1x8x4x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x2x6x18xf32>, memref<8x2x3x3xf32>) outs(%y : memref<1x8x4x16xf32>) {
@@ -94,19 +109,42 @@ func.func @conv(%x: memref<1x2x6x18xf32>, %w: memref<8x2x3x3xf32>, %y: memref<1x
 
 // -----
 
-// Width stride 2: no register tile, the output width loop goes innermost.
+// Width stride 2: 8 outputs read the 15 contiguous inputs from their first
+// to their last, and keep every other one.
 // CHECK-LABEL: func.func @conv_stride2(
-// CHECK-NOT:     vector.
-// CHECK:         linalg.generic
-// CHECK-SAME:      affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 * 2 + d4, d6 * 2 + d5)>
-// CHECK-SAME:      affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>
-// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x2x9x33xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>
+// CHECK:         %[[ROW:.+]] = memref.subview %[[X]][0, %{{.+}}, %{{.+}}, %{{.+}}] [1, 1, 1, 15] [1, 1, 1, 1]
+// CHECK:         %[[WIDE:.+]] = vector.transfer_read %[[ROW]][%c0, %c0, %c0, %c0], %{{.+}} {in_bounds = [true]} : {{.+}}, vector<15xf32>
+// CHECK:         vector.shuffle %[[WIDE]], %[[WIDE]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
 func.func @conv_stride2(%x: memref<1x2x9x33xf32>, %w: memref<8x2x3x3xf32>, %y: memref<1x8x4x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x2x9x33xf32>, memref<8x2x3x3xf32>) outs(%y : memref<1x8x4x16xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An index that is not linear in the loops (here ow floordiv 2 + kw) gets no
+// register tile; the output width loop goes innermost instead.
+// CHECK-LABEL: func.func @pool_floordiv(
+// CHECK-NOT:     vector.
+// CHECK:         linalg.generic
+// CHECK-SAME:      affine_map<(d0, d1, d2) -> (d0, d2 floordiv 2 + d1)>
+// CHECK-SAME:      affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-SAME:      affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-SAME:      iterator_types = ["parallel", "reduction", "parallel"]
+func.func @pool_floordiv(%x: memref<4x10xf32>, %window: memref<3xf32>, %y: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(r, ow, kw) -> (r, ow floordiv 2 + kw)>, affine_map<(r, ow, kw) -> (kw)>, affine_map<(r, ow, kw) -> (r, ow)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %window : memref<4x10xf32>, memref<3xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%a: f32, %w: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
   }
   return
