@@ -72,6 +72,12 @@ void DimEqualities::apply(format::Artifact &artifact) const {
     for (auto &arg : launch.args)
       rewrite(arg.shape);
   }
+  // A rule's result dim that became another symbol or a static extent is
+  // checked rather than bound at run time.
+  for (auto &rule : artifact.shapeRules) {
+    rewrite(rule.source);
+    rewrite(rule.result);
+  }
 }
 
 /// Dims of `shape` aligned to the right against a result of rank `rank`:

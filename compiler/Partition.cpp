@@ -3,12 +3,14 @@
 // Walks the graph function in order:
 //   * arguments become Input buffers, constants Weight buffers (their bytes
 //     appended, 64-byte aligned, to the weights section);
-//   * a Reshape becomes a view: its result shares its operand's buffer;
+//   * a Reshape becomes a view: its result shares its operand's buffer; one
+//     whose target shape is a graph input also gets a shape rule, which
+//     binds fresh symbols for its result dims from that input's values;
 //   * every other op becomes a kernel function and a launch writing a new
 //     Transient buffer; returned buffers become Output buffers (a returned
 //     input, weight or already-returned value gets a copy kernel).
 // Every dynamic dim is named by a model symbol, traced back to an argument
-// through tessel::dynamicDimSource.
+// through tessel::dynamicDimSource, or bound by a shape rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace tessel;
@@ -51,6 +55,11 @@ private:
   LogicalResult addWeight(ConstantOp op);
   LogicalResult addKernel(Operation *op);
   LogicalResult addCopy(Value value, uint32_t &buffer);
+  /// The shape of a reshape whose target shape is an operand, its dynamic
+  /// dims named by new symbols that a shape rule binds at run time.
+  FailureOr<Shape> addShapeRule(ReshapeOp op);
+  /// `base`, or `base` with a suffix, whichever no other dim is named yet.
+  std::string freshSymbol(const std::string &base);
 
   func::FuncOp graph;
   ModuleOp kernels;
@@ -58,6 +67,7 @@ private:
   OpBuilder builder;
   DenseMap<Value, View> views;
   DimEqualities equalities;
+  std::set<std::string> usedSymbols; ///< every symbol named so far
 };
 
 } // namespace
@@ -229,6 +239,41 @@ LogicalResult Partitioner::addCopy(Value value, uint32_t &buffer) {
   return ok;
 }
 
+std::string Partitioner::freshSymbol(const std::string &base) {
+  std::string name = base;
+  for (int i = 1; usedSymbols.count(name); ++i)
+    name = base + "_" + std::to_string(i);
+  usedSymbols.insert(name);
+  return name;
+}
+
+FailureOr<Shape> Partitioner::addShapeRule(ReshapeOp op) {
+  // The runtime reads the shape from the host copy of an input.
+  uint32_t buffer = views[op.getShape()].buffer;
+  auto input = llvm::find_if(
+      artifact.inputs, [&](const auto &sig) { return sig.buffer == buffer; });
+  if (input == artifact.inputs.end())
+    return op.emitError() << describeLoc(op.getLoc())
+                          << ": the target shape must be a constant or a "
+                             "graph input";
+  std::string node, opType;
+  onnxNodeOf(op.getLoc(), node, opType);
+  if (node.empty())
+    node = "reshape";
+  format::ShapeFromInput rule;
+  rule.input = input - artifact.inputs.begin();
+  rule.source = views[op.getInput()].shape;
+  rule.allowZero = op.getAllowzero();
+  RankedTensorType type = op.getType();
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    rule.result.push_back(
+        type.isDynamicDim(d)
+            ? Dim{-1, freshSymbol(node + ".d" + std::to_string(d))}
+            : Dim{type.getDimSize(d), ""});
+  artifact.shapeRules.push_back(rule);
+  return rule.result;
+}
+
 LogicalResult Partitioner::run() {
   auto symbols = graph->getAttrOfType<ArrayAttr>(kArgSymbolsAttr);
   for (auto [i, arg] : llvm::enumerate(graph.getArguments())) {
@@ -239,6 +284,8 @@ LogicalResult Partitioner::run() {
       StringRef s = cast<StringAttr>(argSymbols[d]).getValue();
       shape.push_back(s.empty() ? Dim{type.getDimSize(d), ""}
                                 : Dim{-1, s.str()});
+      if (!s.empty())
+        usedSymbols.insert(s.str());
     }
     uint32_t id = addBuffer(Buffer::Kind::Input, type, shape);
     // The ONNX element type keeps the signedness MLIR integers lack.
@@ -254,7 +301,7 @@ LogicalResult Partitioner::run() {
       if (failed(addWeight(c)))
         return failure();
     } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-      FailureOr<Shape> shape = shapeOf(r, 0);
+      FailureOr<Shape> shape = r.getShape() ? addShapeRule(r) : shapeOf(r, 0);
       if (failed(shape))
         return failure();
       views[r.getResult()] = View{views[r.getInput()].buffer, *shape};

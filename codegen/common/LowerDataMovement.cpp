@@ -58,6 +58,10 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
+    // The plan makes every reshape a view; one whose shape is an operand
+    // never reaches a kernel, and its dims are not the input's to compute.
+    if (op.getShape())
+      return rewriter.notifyMatchFailure(op, "target shape is an operand");
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     auto inType = cast<RankedTensorType>(op.getInput().getType());

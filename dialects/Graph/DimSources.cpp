@@ -1,8 +1,10 @@
 //===- DimSources.cpp - Where a dynamic result dim comes from --------------===//
 //
-// A dynamic dim of a graph op's result always equals some operand's dim
+// A dynamic dim of a graph op's result mostly equals some operand's dim
 // (the batch flows through): this file says which, per op. The compiler
-// uses it to name every dynamic dim of the plan with a model symbol.
+// uses it to name every dynamic dim of the plan with a model symbol. The
+// exception is a reshape whose target shape is an operand: its dims come
+// from that operand's values at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +72,10 @@ Source tessel::dynamicDimSource(Operation *op, unsigned resultIndex,
     return std::pair{1u, b.getRank() - 1};
   }
   if (auto r = dyn_cast<ReshapeOp>(op)) {
+    // Extents taken from a shape operand's values at run time: no operand
+    // dim (the compiler binds them from that input; see Partition.cpp).
+    if (r.getShape())
+      return std::nullopt;
     // One dynamic dim on each side, with equal static remainders: the same
     // extent moved to another position.
     RankedTensorType in = typeOf(r.getInput());

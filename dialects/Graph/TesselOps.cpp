@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -283,16 +284,37 @@ LogicalResult ReshapeOp::verify() {
       in.getNumElements() != out.getNumElements())
     return emitOpError("reshape of ")
            << in.getNumElements() << " elements into " << out.getNumElements();
-  if (in.hasStaticShape() != out.hasStaticShape())
-    return emitOpError("a dynamic dim must stay dynamic across a reshape");
+  if (!getShape()) {
+    if (getAllowzero())
+      return emitOpError("allowzero needs a shape operand");
+    if (in.hasStaticShape() != out.hasStaticShape())
+      return emitOpError("a dynamic dim must stay dynamic across a reshape");
+    return success();
+  }
+  // The extents come from the shape's values at run time: one per dim.
+  RankedTensorType shape = rankedType(getShape());
+  if (shape.isDynamicDim(0))
+    return emitOpError("shape must have a static length");
+  if (shape.getDimSize(0) != out.getRank())
+    return emitOpError("shape has ")
+           << shape.getDimSize(0) << " entries for a result of rank "
+           << out.getRank();
   return success();
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // A shape known only at run time is checked at run time, even when the
+  // types say nothing changes.
+  if (getShape())
+    return {};
   if (getInput().getType() == getType())
     return getInput();
-  // reshape(reshape(x)) -> reshape(x)
+  // reshape(reshape(x)) -> reshape(x), unless the inner one takes a shape at
+  // run time: its values must still be checked, and they say what the
+  // outer one's dynamic dims are.
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getShape())
+      return {};
     getInputMutable().assign(inner.getInput());
     return getResult();
   }

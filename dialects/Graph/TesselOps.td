@@ -255,15 +255,40 @@ def Tessel_BatchNormTrainingOp
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tessel_ReshapeOp : Tessel_Op<"reshape", [SameOperandsAndResultElementType]> {
+def Tessel_ReshapeOp
+    : Tessel_Op<"reshape", [AllElementTypesMatch<["input", "result"]>]> {
   let summary = "Reshape to the result type (ONNX Reshape, Flatten)";
   let description = [{
-    The target shape is the result type; the runtime treats a reshape as a
-    view of its operand's buffer.
+    Without `shape`, the target shape is the result type (a constant ONNX
+    shape, resolved at import); a dynamic dim stays dynamic.
+
+    With `shape` (a 1-D i64 tensor with one entry per result dim), the
+    target shape is known only at run time and follows ONNX Reshape: an
+    entry 0 copies the input's dim at that position (a literal 0 with
+    `allowzero`), one entry may be -1 (inferred from the element count).
+    The result's dynamic dims come from those values; a static one is what
+    they must give.
+
+    The runtime treats a reshape as a view of its operand's buffer.
+
+    ```mlir
+    %0 = tessel.reshape %x : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
+    %1 = tessel.reshape %x, %s {allowzero}
+        : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
   }];
-  let arguments = (ins AnyRankedTensor:$input);
+  let arguments = (ins AnyRankedTensor:$input,
+                   Optional<1DTensorOf<[I64]>>:$shape, UnitAttr:$allowzero);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`,` $shape^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let builders = [
+    // The one-operand form: the target shape is `type`.
+    OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input), [{
+      build($_builder, $_state, type, input, mlir::Value(), false);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

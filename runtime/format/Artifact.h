@@ -30,7 +30,7 @@
 namespace tessel::format {
 
 /// Bumped on any incompatible change of the layout or the manifest encoding.
-constexpr uint32_t kFormatVersionMajor = 1;
+constexpr uint32_t kFormatVersionMajor = 2;
 /// Bumped on compatible additions (readers accept any minor of their major).
 constexpr uint32_t kFormatVersionMinor = 0;
 constexpr uint64_t kSectionAlignment = 4096;
@@ -126,6 +126,22 @@ struct Launch {
   Shape workSize;
 };
 
+/// Symbols bound from the values of an input rather than from its shape:
+/// ONNX Reshape to a target shape that a graph input gives at run time. The
+/// input holds one int64 per dim of `result`; with ONNX semantics, a value 0
+/// copies the dim of `source` at its position (unless `allowZero`: then it
+/// is a literal 0), one value may be -1 (inferred from the element count of
+/// `source`), and the element counts must agree. Each symbol of `result` is
+/// bound to the extent it gets, or checked against it when an input or an
+/// earlier rule already bound it; a static dim is checked. Rules are
+/// evaluated in order, after the inputs' shapes are bound.
+struct ShapeFromInput {
+  uint32_t input = 0;     ///< index into Artifact::inputs: int64 [rank]
+  Shape source;           ///< the shape being reshaped
+  bool allowZero = false; ///< ONNX Reshape's allowzero
+  Shape result;           ///< the dims the values give, one per value
+};
+
 /// Compiled code for one target.
 struct TargetBinary {
   enum class Format : uint32_t {
@@ -148,6 +164,7 @@ struct Artifact {
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
   std::vector<Launch> plan;
+  std::vector<ShapeFromInput> shapeRules; ///< evaluated in order
   std::vector<uint8_t>
       weights; ///< the weights section (each weight 64-byte aligned)
   /// Set by deserialize: where the weights section starts in the file and its
@@ -161,8 +178,10 @@ struct Artifact {
 std::string formatShape(const Shape &shape);
 
 /// Checks the model invariants that deserialize() enforces on every load:
-/// known dtypes, sane shapes, every symbol defined by an input signature,
-/// every index (buffer, kernel) in range, signatures consistent with their
+/// known dtypes, sane shapes, every symbol defined by an input signature or
+/// a shape rule (a rule's source only by the inputs and earlier rules), every
+/// index (buffer, kernel, input) in range, shape rules reading int64 inputs
+/// of one value per result dim, signatures consistent with their
 /// buffers, weight ranges inside the weights section (`weights`, or
 /// `weightsFileSize` bytes when `weights` is empty), unique names. The
 /// compiler calls it before serialize() to catch its own bugs early. On

@@ -4,7 +4,8 @@
 //
 //   string producer, string modelName,
 //   list<Signature> inputs, list<Signature> outputs,
-//   list<Buffer> buffers, list<Kernel> kernels, list<Launch> plan
+//   list<Buffer> buffers, list<Kernel> kernels, list<Launch> plan,
+//   list<ShapeRule> shapeRules
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -12,6 +13,7 @@
 //   Kernel    = string symbol, string onnxNode, string onnxOp
 //   Launch    = u32 kernel, list<(u32 buffer, Shape shape)> args,
 //               Shape workSize
+//   ShapeRule = u32 input, Shape source, u8 allowZero (0 or 1), Shape result
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
 //
 // The decoder names the element it was reading when the bytes run out.
@@ -73,7 +75,8 @@ public:
     if (!str(a.modelName))
       return false;
     if (!signatures(a.inputs, "input") || !signatures(a.outputs, "output") ||
-        !buffers(a.buffers) || !kernels(a.kernels) || !plan(a.plan))
+        !buffers(a.buffers) || !kernels(a.kernels) || !plan(a.plan) ||
+        !shapeRules(a.shapeRules))
       return false;
     if (!r.atEnd() && !allowTrailing) {
       error = "manifest has " + std::to_string(r.remaining()) +
@@ -199,6 +202,29 @@ private:
     return true;
   }
 
+  bool shapeRules(std::vector<ShapeFromInput> &rules) {
+    uint32_t n = 0;
+    where = "the shape rules";
+    if (!count(n, /*minBytes=*/13))
+      return false;
+    rules.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "shape rule " + std::to_string(i);
+      ShapeFromInput &rule = rules[i];
+      uint8_t allowZero = 0;
+      if (!u32(rule.input) || !shape(rule.source) || !u8(allowZero) ||
+          !shape(rule.result))
+        return false;
+      if (allowZero > 1) {
+        error = "manifest: invalid allowZero flag " +
+                std::to_string(allowZero) + " in " + where;
+        return false;
+      }
+      rule.allowZero = allowZero != 0;
+    }
+    return true;
+  }
+
   ByteReader r;
   std::string where;
 };
@@ -234,6 +260,13 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
       writeShape(w, arg.shape);
     }
     writeShape(w, l.workSize);
+  }
+  w.u32(static_cast<uint32_t>(a.shapeRules.size()));
+  for (const ShapeFromInput &rule : a.shapeRules) {
+    w.u32(rule.input);
+    writeShape(w, rule.source);
+    w.u8(rule.allowZero ? 1 : 0);
+    writeShape(w, rule.result);
   }
 }
 

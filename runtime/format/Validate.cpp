@@ -3,7 +3,8 @@
 // validate() is what makes a decoded artifact safe to execute: after it
 // passes, every index in the plan is in range, every dtype is known, every
 // static shape fits in memory arithmetic, every symbol can be resolved from
-// the input signatures, and every weight lies inside the weights section.
+// the input signatures and the shape rules (in order), and every weight lies
+// inside the weights section.
 // The runtime relies on these facts and does not re-check them.
 //
 //===----------------------------------------------------------------------===//
@@ -89,7 +90,7 @@ public:
         weightsSize(a.weights.empty() ? a.weightsFileSize : a.weights.size()) {}
 
   bool run() {
-    return names() && inputSymbols() && buffers() &&
+    return names() && inputSymbols() && shapeRules() && buffers() &&
            signatures(a.inputs, "input", Buffer::Kind::Input) &&
            signatures(a.outputs, "output", Buffer::Kind::Output) &&
            bindings() && kernels() && plan() && binaries();
@@ -148,7 +149,7 @@ private:
           return false;
         if (!defined.count(d.symbol))
           return fail(what, "symbol " + quoted(d.symbol) +
-                                " is not defined by any input");
+                                " is not defined by any input or shape rule");
       } else if (d.value < 0 || d.value > kMaxStaticExtent) {
         return fail(what, "dim " + std::to_string(i) + " has invalid extent " +
                               std::to_string(d.value));
@@ -159,6 +160,43 @@ private:
         __builtin_mul_overflow(elements, dtypeSize(t), &bytes) ||
         bytes > kMaxStaticBytes)
       return fail(what, "shape " + formatShape(s) + " is too large");
+    return true;
+  }
+
+  /// Each rule reads an int64 input of one value per result dim; its source
+  /// uses only symbols of the inputs and earlier rules. Its result symbols
+  /// are defined from then on (one that is defined already is checked).
+  bool shapeRules() {
+    for (size_t i = 0; i < a.shapeRules.size(); ++i) {
+      const ShapeFromInput &rule = a.shapeRules[i];
+      std::string what = "shape rule " + std::to_string(i);
+      if (rule.input >= a.inputs.size())
+        return fail(what, "refers to input " + std::to_string(rule.input) +
+                              ", but there are " +
+                              std::to_string(a.inputs.size()) + " inputs");
+      const TensorSignature &sig = a.inputs[rule.input];
+      what += " (input " + quoted(sig.name) + ")";
+      if (sig.dtype != DType::I64 || sig.shape.size() != 1 ||
+          sig.shape[0].isSymbolic() ||
+          sig.shape[0].value != static_cast<int64_t>(rule.result.size()))
+        return fail(what, "the input must be int64 [" +
+                              std::to_string(rule.result.size()) +
+                              "] (one value per result dim), not " +
+                              dtypeName(sig.dtype) + " " +
+                              formatShape(sig.shape));
+      for (const Dim &d : rule.source)
+        if (d.isSymbolic() && !defined.count(d.symbol))
+          return fail(what + " source",
+                      "symbol " + quoted(d.symbol) +
+                          " is not defined by any input or earlier shape rule");
+      if (!shape(what + " source", rule.source, DType::U8))
+        return false;
+      for (const Dim &d : rule.result)
+        if (d.isSymbolic())
+          defined.insert(d.symbol);
+      if (!shape(what + " result", rule.result, DType::U8))
+        return false;
+    }
     return true;
   }
 

@@ -76,6 +76,21 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   return Status::ok();
 }
 
+Status Session::bindShapeRules(SymbolBindings &bindings) const {
+  const format::Artifact &model = image->model();
+  for (const format::ShapeFromInput &rule : model.shapeRules) {
+    // validate() made the input int64 [rank]; setInput checked its shape.
+    const Input &in = inputs[rule.input];
+    std::vector<int64_t> values(rule.result.size());
+    if (!values.empty())
+      std::memcpy(values.data(), in.data.data(),
+                  values.size() * sizeof(int64_t));
+    TESSEL_RETURN_IF_ERROR(
+        bindings.bindShapeRule(rule, model.inputs[rule.input].name, values));
+  }
+  return Status::ok();
+}
+
 Status Session::setInput(const std::string &name, format::DType dtype,
                          const int64_t *dims, size_t rank, const void *data,
                          uint64_t bytes) {
@@ -217,6 +232,7 @@ Status Session::run() {
                                 "' is not set");
   SymbolBindings bindings;
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
+  TESSEL_RETURN_IF_ERROR(bindShapeRules(bindings));
   TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
   for (size_t i = 0; i < model.plan.size(); ++i)
     TESSEL_RETURN_IF_ERROR(runLaunch(i, bindings));

@@ -3,8 +3,9 @@
 // The extents of symbolic dims ("batch") for one set of inputs. Each input
 // binds the symbols of its signature; a symbol bound to two different
 // extents, a static dim that differs or a wrong rank is an error naming the
-// input. Shapes of buffers, views and work sizes are then resolved against
-// the bindings.
+// input. Then each shape rule binds symbols from an input's int64 values
+// (ONNX Reshape semantics). Shapes of buffers, views and work sizes are then
+// resolved against the bindings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,15 @@ public:
   Status bindInput(const format::TensorSignature &sig, const int64_t *dims,
                    size_t rank);
 
+  /// Resolves `rule.source`, computes the shape that `target` (the values of
+  /// input `input`, one per dim of `rule.result`) gives it with ONNX Reshape
+  /// semantics, and binds or checks the dims of `rule.result` with it.
+  /// Errors are INVALID_ARGUMENT naming the input and the values. On error
+  /// the bindings are unchanged.
+  Status bindShapeRule(const format::ShapeFromInput &rule,
+                       const std::string &input,
+                       const std::vector<int64_t> &target);
+
   /// The extents of `shape`; INVALID_ARTIFACT if a symbol is unbound.
   Status resolve(const format::Shape &shape, std::vector<int64_t> &out) const;
 
@@ -33,7 +43,7 @@ public:
 private:
   struct Binding {
     int64_t value;
-    std::string input; ///< the input that bound it
+    std::string by; ///< what bound it: "input 'x'"
   };
   std::map<std::string, Binding> values;
 };

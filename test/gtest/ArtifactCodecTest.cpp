@@ -8,6 +8,7 @@
 #include "TestArtifacts.h"
 #include "format/Crc32.h"
 #include "format/Layout.h"
+#include "format/Manifest.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -183,9 +184,57 @@ TEST(ArtifactCodec, RejectsBadMagic) {
 
 TEST(ArtifactCodec, RejectsOtherMajorVersion) {
   std::vector<uint8_t> f = serialize(small());
-  wr32(f, 8, 2);
+  wr32(f, 8, 3);
   EXPECT_EQ(decodeError(f),
-            "unsupported format version 2.0 (this runtime reads 1.x)");
+            "unsupported format version 3.0 (this runtime reads 2.x)");
+  // Version 1 had no shape rules.
+  wr32(f, 8, 1);
+  EXPECT_EQ(decodeError(f),
+            "unsupported format version 1.0 (this runtime reads 2.x)");
+}
+
+TEST(ArtifactCodec, ShapeRulesRoundTrip) {
+  Artifact in = test::reshapeModel({false, false, false});
+  ShapeFromInput second = in.shapeRules[0];
+  second.source = second.result;
+  second.allowZero = true;
+  second.result = {{-1, "s.d0"}, {7, ""}, {-1, "n"}};
+  in.shapeRules.push_back(second);
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
+  ASSERT_EQ(out.shapeRules.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(out.shapeRules[i].input, in.shapeRules[i].input);
+    EXPECT_EQ(out.shapeRules[i].allowZero, in.shapeRules[i].allowZero);
+    expectSameShape(out.shapeRules[i].source, in.shapeRules[i].source);
+    expectSameShape(out.shapeRules[i].result, in.shapeRules[i].result);
+  }
+}
+
+TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
+  // The flag is the only byte in which the manifests of a rule with and
+  // without allowZero differ.
+  Artifact a = test::reshapeModel({false, false, false});
+  std::vector<uint8_t> off, on;
+  encodeManifest(a, off);
+  a.shapeRules[0].allowZero = true;
+  encodeManifest(a, on);
+  ASSERT_EQ(off.size(), on.size());
+  size_t at = 0;
+  while (at < off.size() && off[at] == on[at])
+    ++at;
+  ASSERT_LT(at, off.size());
+  EXPECT_EQ(on[at], 1);
+  on[at] = 2;
+  Artifact out;
+  std::string error;
+  EXPECT_FALSE(decodeManifest(on.data(), on.size(), false, out, error));
+  EXPECT_EQ(error, "manifest: invalid allowZero flag 2 in shape rule 0");
+  on.resize(at);
+  EXPECT_FALSE(decodeManifest(on.data(), on.size(), false, out, error));
+  EXPECT_EQ(error, "manifest is truncated or corrupt (reading shape rule 0)");
 }
 
 TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAppendedFields) {

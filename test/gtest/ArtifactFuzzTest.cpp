@@ -80,6 +80,30 @@ std::vector<uint8_t> sample() {
   for (uint32_t i : {1u, 2u}) {
     a.buffers.push_back(w.buffers[i]);
   }
+  // The reshape model's inputs, output, kernel, launch and shape rule.
+  Artifact r = test::reshapeModel({false, false, false});
+  uint32_t buffers = a.buffers.size(), inputs = a.inputs.size(),
+           kernels = a.kernels.size();
+  a.buffers.insert(a.buffers.end(), r.buffers.begin(), r.buffers.end());
+  for (TensorSignature sig : r.inputs) {
+    sig.buffer += buffers;
+    a.inputs.push_back(sig);
+  }
+  for (TensorSignature sig : r.outputs) {
+    sig.buffer += buffers;
+    a.outputs.push_back(sig);
+  }
+  a.kernels.insert(a.kernels.end(), r.kernels.begin(), r.kernels.end());
+  for (Launch l : r.plan) {
+    l.kernel += kernels;
+    for (LaunchArg &arg : l.args)
+      arg.buffer += buffers;
+    a.plan.push_back(l);
+  }
+  for (ShapeFromInput rule : r.shapeRules) {
+    rule.input += inputs;
+    a.shapeRules.push_back(rule);
+  }
   a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
                         std::vector<uint8_t>(100, 0x7f)});
   a.binaries.push_back(
@@ -188,7 +212,9 @@ TEST(ArtifactFuzz, RandomFilesAreRejected) {
     for (uint8_t &b : g)
       b = static_cast<uint8_t>(rng());
     if (g.size() >= 16 && rng() % 2) {
-      std::memcpy(g.data(), "TESSEL\0\x1a\x01\0\0\0\0\0\0\0", 16);
+      std::memcpy(g.data(), "TESSEL\0\x1a", 8);
+      uint32_t version[2] = {kFormatVersionMajor, kFormatVersionMinor};
+      std::memcpy(&g[8], version, 8);
       uint64_t size = g.size();
       if (g.size() >= 24)
         std::memcpy(&g[16], &size, 8);

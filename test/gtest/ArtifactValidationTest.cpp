@@ -160,14 +160,53 @@ const Case kCases[] = {
      "binary 'cpu': unknown format 5"},
 };
 
-class Validation : public ::testing::TestWithParam<Case> {};
+/// Breaks of the shape rules, on test::reshapeModel (inputs x: [n, 6] and
+/// shape: int64 [3]; rule 0 reshapes [n, 6] into [r.d0, r.d1, r.d2]).
+const Case kRuleCases[] = {
+    {"RuleInputOutOfRange", [](Artifact &a) { a.shapeRules[0].input = 5; },
+     "shape rule 0: refers to input 5, but there are 2 inputs"},
+    {"RuleInputNotInt64", [](Artifact &a) { a.shapeRules[0].input = 0; },
+     "shape rule 0 (input 'x'): the input must be int64 [3] (one value per "
+     "result dim), not float32 [n, 6]"},
+    {"RuleInputLengthIsNotTheRank",
+     [](Artifact &a) { a.shapeRules[0].result.pop_back(); },
+     "shape rule 0 (input 'shape'): the input must be int64 [2] (one value "
+     "per result dim), not int64 [3]"},
+    {"RuleSourceWithUndefinedSymbol",
+     [](Artifact &a) { a.shapeRules[0].source[0].symbol = "m"; },
+     "shape rule 0 (input 'shape') source: symbol 'm' is not defined by any "
+     "input or earlier shape rule"},
+    {"RuleSourceDefinedByALaterRule",
+     [](Artifact &a) {
+       ShapeFromInput later = a.shapeRules[0];
+       later.result = {{-1, "q0"}, {-1, "q1"}, {-1, "q2"}};
+       a.shapeRules[0].source = {{-1, "q0"}, {6, ""}};
+       a.shapeRules.push_back(later);
+     },
+     "shape rule 0 (input 'shape') source: symbol 'q0' is not defined by any "
+     "input or earlier shape rule"},
+    {"RuleSourceWithInvalidExtent",
+     [](Artifact &a) { a.shapeRules[0].source[1].value = -6; },
+     "shape rule 0 (input 'shape') source: dim 1 has invalid extent -6"},
+    {"RuleResultWithInvalidExtent",
+     [](Artifact &a) {
+       a.shapeRules[0].result[2] = {-2, ""};
+     },
+     "shape rule 0 (input 'shape') result: dim 2 has invalid extent -2"},
+    {"RuleResultWithBadSymbolName",
+     [](Artifact &a) { a.shapeRules[0].result[1].symbol = "r\x02"; },
+     "shape rule 0 (input 'shape') result dim 1: name contains control "
+     "characters"},
+    {"SymbolOfNoInputAndNoRule", [](Artifact &a) { a.shapeRules.clear(); },
+     "launch 0 (kernel 'abi_probe') argument 0: symbol 'r.d0' is not defined "
+     "by any input or shape rule"},
+};
 
-TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
-  Artifact a = base();
-  GetParam().mutate(a);
+/// Checks that `a` is rejected with `expected`, directly and on load.
+void expectRejected(Artifact a, const char *expected) {
   std::string direct;
   EXPECT_FALSE(validate(a, direct));
-  EXPECT_THAT(direct, HasSubstr(GetParam().expected));
+  EXPECT_THAT(direct, HasSubstr(expected));
 
   std::vector<uint8_t> bytes = serialize(a);
   Artifact out;
@@ -176,14 +215,47 @@ TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
   EXPECT_EQ(error, "invalid artifact: " + direct);
 }
 
+class Validation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
+  Artifact a = base();
+  GetParam().mutate(a);
+  expectRejected(a, GetParam().expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Artifact, Validation, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return info.param.name; });
+
+class RuleValidation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RuleValidation, IsRejectedWithAMessageNamingTheCulprit) {
+  Artifact a = test::reshapeModel({false, false, false});
+  GetParam().mutate(a);
+  expectRejected(a, GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Artifact, RuleValidation,
+                         ::testing::ValuesIn(kRuleCases),
+                         [](const auto &info) { return info.param.name; });
+
+TEST(Validation, ShapeRulesDefineSymbolsInOrder) {
+  Artifact a = test::reshapeModel({false, false, false});
+  // A second rule reshapes the first one's result; its own result repeats
+  // a symbol of an input and a static extent (both checked at run time).
+  ShapeFromInput second = a.shapeRules[0];
+  second.source = second.result;
+  second.result = {{-1, "n"}, {-1, "r.d0"}, {4, ""}};
+  a.shapeRules.push_back(second);
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+}
 
 TEST(Validation, ValidModelsPass) {
   std::string error;
   EXPECT_TRUE(validate(base(), error)) << error;
   EXPECT_TRUE(validate(test::weightModel(), error)) << error;
   EXPECT_TRUE(validate(test::probeModel(), error)) << error;
+  EXPECT_TRUE(validate(test::reshapeModel(), error)) << error;
 }
 
 TEST(Validation, OutputsMayViewTheirBufferAndShareIt) {

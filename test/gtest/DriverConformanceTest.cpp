@@ -148,6 +148,17 @@ TEST_P(Conformance, PassesRowMajorDescriptors) {
   EXPECT_THAT(output<int64_t>("p"), ElementsAre(0, 2, 5, 4, 20, 4, 1, 1));
 }
 
+TEST_P(Conformance, ViewsAnInputWithARunTimeShape) {
+  // The shape rule reads the host copy of `shape`, whatever the device.
+  ASSERT_OK(open(test::reshapeModel()));
+  std::vector<float> x(4 * 6, 0.5f);
+  ASSERT_OK(set("x", TESSEL_DTYPE_FLOAT32, {4, 6}, x.data(), x.size() * 4));
+  std::vector<int64_t> shape = {2, 0, -1};
+  ASSERT_OK(set("shape", TESSEL_DTYPE_INT64, {3}, shape.data(), 24));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(output<int64_t>("p"), ElementsAre(0, 2, 6, 2, 12, 2, 1, 1));
+}
+
 TEST_P(Conformance, ReportsAMissingKernel) {
   format::Artifact model = test::addModel();
   model.kernels[1].symbol = "nonexistent";

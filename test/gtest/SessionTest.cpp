@@ -60,6 +60,25 @@ protected:
                                     values.size() * sizeof(float));
   }
 
+  tessel_status_t setInts(const char *name,
+                          const std::vector<int64_t> &values) {
+    int64_t dims[] = {int64_t(values.size())};
+    return tessel_session_set_input(session, name, TESSEL_DTYPE_INT64, 1, dims,
+                                    values.data(),
+                                    values.size() * sizeof(int64_t));
+  }
+
+  /// The sizes of the view the probe kernel received (reshapeModel's p).
+  std::vector<int64_t> probedSizes() {
+    tessel_tensor_view_t view;
+    Result r = take(tessel_session_get_output(session, "p", &view));
+    EXPECT_EQ(r.code, TESSEL_STATUS_OK) << r.message;
+    if (r.code != TESSEL_STATUS_OK || view.data_bytes != 8 * sizeof(int64_t))
+      return {};
+    const int64_t *p = static_cast<const int64_t *>(view.data);
+    return std::vector<int64_t>(p + 1, p + 4);
+  }
+
   std::vector<float> output(const char *name, std::vector<int64_t> *dims) {
     tessel_tensor_view_t view;
     Result r = take(tessel_session_get_output(session, name, &view));
@@ -235,6 +254,125 @@ TEST_F(SessionTest, OutputsAreViewsWithTheirSignaturesShape) {
   EXPECT_THAT(dims, ElementsAre(1, 2, 1));
   EXPECT_THAT(output("s", &dims), ElementsAre(6));
   EXPECT_THAT(dims, ElementsAre(1));
+}
+
+TEST_F(SessionTest, ShapeRuleBindsTheViewFromTheValues) {
+  open(test::reshapeModel());
+  std::vector<float> x(24, 1.0f);
+  ASSERT_OK(setFloats("x", {4, 6}, x));
+  // 0 copies the source dim, -1 takes the rest.
+  ASSERT_OK(setInts("shape", {2, 0, -1}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(2, 6, 2));
+  ASSERT_OK(setInts("shape", {-1, 3, 4}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(2, 3, 4));
+  // Another source shape: the same values give other extents.
+  ASSERT_OK(setFloats("x", {1, 6}, std::vector<float>(6, 1.0f)));
+  ASSERT_OK(setInts("shape", {0, -1, 2}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(1, 3, 2));
+}
+
+TEST_F(SessionTest, ShapeRuleErrorsNameTheInputAndTheValues) {
+  open(test::reshapeModel());
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  const std::string prefix =
+      "input 'shape': cannot reshape [4, 6] (24 elements) into ";
+  struct {
+    std::vector<int64_t> values;
+    std::string message;
+  } cases[] = {
+      {{5, -1, 1},
+       prefix + "[5, -1, 1]: the -1 cannot be inferred: 24 "
+                "elements are not a multiple of 5"},
+      {{2, 3, 5}, prefix + "[2, 3, 5]: that is 30 elements"},
+      {{-1, -1, 6}, prefix + "[-1, -1, 6]: more than one -1"},
+      {{2, -3, 4}, prefix + "[2, -3, 4]: invalid value -3 at index 1"},
+      {{2, 6, 0},
+       prefix + "[2, 6, 0]: value 0 at index 2 copies a dim the "
+                "rank-2 source does not have"},
+      {{4, 0, 0},
+       prefix + "[4, 0, 0]: value 0 at index 2 copies a dim the "
+                "rank-2 source does not have"},
+      {{int64_t(1) << 40, int64_t(1) << 40, -1},
+       prefix + "[1099511627776, 1099511627776, -1]: the target shape "
+                "overflows"},
+  };
+  for (const auto &c : cases) {
+    ASSERT_OK(setInts("shape", c.values));
+    Result r = take(tessel_session_run(session));
+    EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+    EXPECT_EQ(r.message, c.message);
+    // A failed run has no outputs.
+    tessel_tensor_view_t view;
+    EXPECT_EQ(take(tessel_session_get_output(session, "p", &view)).code,
+              TESSEL_STATUS_FAILED_PRECONDITION);
+  }
+  ASSERT_OK(setInts("shape", {4, 3, 2}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(4, 3, 2));
+}
+
+TEST_F(SessionTest, ShapeRuleWithAllowZero) {
+  format::Artifact model = test::reshapeModel();
+  model.shapeRules[0].allowZero = true;
+  open(model);
+  // An empty source: 0 is a literal 0, so the other dims are free.
+  ASSERT_OK(setFloats("x", {0, 6}, {}));
+  ASSERT_OK(setInts("shape", {3, 0, 5}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(3, 0, 5));
+  ASSERT_OK(setInts("shape", {0, -1, 6}));
+  Result r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message,
+            "input 'shape': cannot reshape [0, 6] (0 elements) into [0, -1, "
+            "6]: with allowzero, a 0 and a -1 cannot be used together");
+  // A 0 is no copy: 24 elements do not fit in [4, 0, 6].
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  ASSERT_OK(setInts("shape", {4, 0, 6}));
+  r = take(tessel_session_run(session));
+  EXPECT_EQ(r.message, "input 'shape': cannot reshape [4, 6] (24 elements) "
+                       "into [4, 0, 6]: that is 0 elements");
+}
+
+TEST_F(SessionTest, WithoutAllowZeroAZeroCopiesAnEmptyDim) {
+  open(test::reshapeModel());
+  ASSERT_OK(setFloats("x", {0, 6}, {}));
+  ASSERT_OK(setInts("shape", {0, 3, 2}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(0, 3, 2));
+  // -1 next to an empty dim cannot be inferred (as in ONNX Runtime).
+  ASSERT_OK(setInts("shape", {0, -1, 2}));
+  Result r = take(tessel_session_run(session));
+  EXPECT_EQ(r.message, "input 'shape': cannot reshape [0, 6] (0 elements) "
+                       "into [0, -1, 2]: the -1 cannot be inferred when "
+                       "another dim is 0");
+}
+
+TEST_F(SessionTest, ShapeRuleChecksDimsBoundElsewhere) {
+  // After the compiler equated a result dim with an input's symbol, or with
+  // a static extent, the rule checks it instead of binding it.
+  format::Artifact model = test::reshapeModel();
+  format::Shape viewed = {{-1, "n"}, {-1, "r.d1"}, {2, ""}};
+  model.shapeRules[0].result = viewed;
+  model.plan[0].args[0].shape = viewed;
+  open(model);
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  ASSERT_OK(setInts("shape", {4, 3, 2}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(4, 3, 2));
+  ASSERT_OK(setInts("shape", {2, 6, 2}));
+  Result r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "symbol 'n' bound to 4 by input 'x' and 2 by the "
+                       "values of input 'shape' ([2, 6, 2])");
+  ASSERT_OK(setInts("shape", {4, 2, 3}));
+  r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "input 'shape': reshaping [4, 6] into [4, 2, 3] gives "
+                       "[4, 2, 3], but the model needs dim 2 to be 2");
 }
 
 TEST_F(SessionTest, CopyOutputChecksTheBufferSize) {

@@ -117,6 +117,26 @@ format::Artifact probeModel(Targets targets) {
   return a;
 }
 
+format::Artifact reshapeModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "reshape";
+  Shape in = {sym("n"), lit(6)};
+  Shape target = {lit(3)};
+  Shape viewed = {sym("r.d0"), sym("r.d1"), sym("r.d2")};
+  Shape out = {lit(8)};
+  a.buffers = {buffer(Buffer::Kind::Input, in),
+               buffer(Buffer::Kind::Input, target, DType::I64),
+               buffer(Buffer::Kind::Output, out, DType::I64)};
+  a.inputs = {{"x", DType::F32, in, 0}, {"shape", DType::I64, target, 1}};
+  a.outputs = {{"p", DType::I64, out, 2}};
+  a.kernels = {{"abi_probe", "Probe_0", "Probe"}};
+  a.plan = {{0, {{0, viewed}, {2, out}}, {}}};
+  a.shapeRules = {{1, in, /*allowZero=*/false, viewed}};
+  addBinaries(a, targets);
+  return a;
+}
+
 std::vector<uint8_t> readBytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -11,6 +11,9 @@
 //                w1 = {10, 20, 30} and w2 = {1, 2, 3}
 //   probeModel:  input x: f32[2, n, 4]; p: i64[8] = the ABI descriptor the
 //                kernel received (offset, sizes, strides, alloc == aligned)
+//   reshapeModel: inputs x: f32[n, 6], shape: i64[3]; a shape rule reshapes
+//                [n, 6] by the values of `shape` into [r.d0, r.d1, r.d2],
+//                the view the probe kernel gets; p as in probeModel
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,7 @@ struct Targets {
 format::Artifact addModel(Targets targets = {});
 format::Artifact weightModel(Targets targets = {});
 format::Artifact probeModel(Targets targets = {});
+format::Artifact reshapeModel(Targets targets = {});
 
 /// The binaries of the test kernels.
 std::vector<uint8_t> cpuKernels();

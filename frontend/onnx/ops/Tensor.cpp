@@ -1,7 +1,9 @@
 //===- Tensor.cpp - Reshape, Flatten, Transpose, Concat, Constant, Identity ===//
 //
-// Shape and data-movement ops. Reshape needs its target shape at compile
-// time (an initializer or a Constant node); Flatten is a reshape.
+// Shape and data-movement ops. A Reshape whose target shape is a constant
+// (an initializer or a Constant node) gets its result type here; any other
+// target shape becomes an operand whose values the runtime reads, and the
+// result dims are all dynamic. Flatten is a reshape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,19 +15,36 @@ using namespace tessel::onnx_import;
 
 namespace {
 
+/// A Reshape whose target shape is known only at run time: the shape is an
+/// operand and every result dim is dynamic (its rank is the shape's length).
+LogicalResult importRuntimeReshape(NodeContext &n, Value x, Value shape,
+                                   bool allowZero) {
+  if (n.inputOnnxType(1) != onnx::TensorProto::INT64)
+    return n.error("the target shape must be an int64 tensor");
+  RankedTensorType st = n.inputType(1);
+  if (st.getRank() != 1)
+    return n.error("the target shape must be 1-D, got rank " +
+                   Twine(st.getRank()));
+  if (st.isDynamicDim(0))
+    return n.error("the target shape must have a static length (the rank of "
+                   "the result)");
+  SmallVector<int64_t> dims(st.getDimSize(0), ShapedType::kDynamic);
+  auto type = RankedTensorType::get(dims, n.inputType(0).getElementType());
+  n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x, shape, allowZero));
+  return success();
+}
+
 LogicalResult importReshape(NodeContext &n) {
-  Value x = n.input(0);
-  if (!x)
+  Value x = n.input(0), targetShape = x ? n.input(1) : Value();
+  if (!targetShape)
     return failure();
+  bool allowZero = n.getInt("allowzero", 0) != 0;
   if (!n.constantInput(1))
-    return n.error("the target shape must be a constant (an initializer or a "
-                   "Constant node); a shape computed at run time is not "
-                   "supported yet");
+    return importRuntimeReshape(n, x, targetShape, allowZero);
   FailureOr<SmallVector<int64_t>> target = n.constantInts(1, "shape");
   if (failed(target))
     return failure();
   RankedTensorType xt = n.inputType(0);
-  bool allowZero = n.getInt("allowzero", 0) != 0;
   // 0 copies the input dim (unless allowzero); -1 takes what is left. Copied
   // dims cancel out of the element count, so -1 is static whenever every
   // dynamic input dim is copied in place.

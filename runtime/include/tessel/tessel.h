@@ -201,7 +201,10 @@ TESSEL_API tessel_status_t tessel_session_set_input(
     size_t rank, const int64_t *dims, const void *data, size_t data_bytes);
 
 /// Runs the plan. FAILED_PRECONDITION, naming it, if an input is not set;
-/// INVALID_ARGUMENT if the inputs bind a symbol to different extents.
+/// INVALID_ARGUMENT if the inputs bind a symbol to different extents, or if
+/// an input that holds a target shape (ONNX Reshape's `shape`) has values
+/// that do not fit the tensor it reshapes. Such values decide the shapes of
+/// the outputs, which tessel_session_get_output reports.
 TESSEL_API tessel_status_t tessel_session_run(tessel_session_t *session);
 
 /// A tensor owned by the session.

@@ -81,6 +81,31 @@ func.func @reshape_dynamic_kept(%x: tensor<?x4xf32>) -> tensor<?x2x2xf32> {
 
 // -----
 
+// A reshape whose shape is an operand checks the values at run time: it
+// stays even to its own type or on a constant, and a reshape of it is not
+// merged into it (nor it into a reshape of its own input).
+// CHECK-LABEL: func.func @reshape_shape_operand_kept
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<2x6xf32>, %[[S:[^:]+]]: tensor<2xi64>)
+// CHECK-NEXT:    %[[K:.+]] = tessel.constant dense<{{.+}}> : tensor<6xf32>
+// CHECK-NEXT:    %[[A:.+]] = tessel.reshape %[[X]], %[[S]] : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<2x6xf32>
+// CHECK-NEXT:    %[[B:.+]] = tessel.reshape %[[A]] : (tensor<2x6xf32>) -> tensor<12xf32>
+// CHECK-NEXT:    %[[C:.+]] = tessel.reshape %[[X]] : (tensor<2x6xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %[[D:.+]] = tessel.reshape %[[C]], %[[S]] : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+// CHECK-NEXT:    %[[E:.+]] = tessel.reshape %[[K]], %[[S]] : (tensor<6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+// CHECK-NEXT:    return %[[A]], %[[B]], %[[D]], %[[E]]
+func.func @reshape_shape_operand_kept(%x: tensor<2x6xf32>, %s: tensor<2xi64>)
+    -> (tensor<2x6xf32>, tensor<12xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = tessel.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<2x6xf32>
+  %1 = tessel.reshape %0 : (tensor<2x6xf32>) -> tensor<12xf32>
+  %2 = tessel.reshape %x : (tensor<2x6xf32>) -> tensor<3x4xf32>
+  %3 = tessel.reshape %2, %s : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %c = tessel.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32>
+  %4 = tessel.reshape %c, %s : (tensor<6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0, %1, %3, %4 : tensor<2x6xf32>, tensor<12xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // Row-major order is kept.
 // CHECK-LABEL: func.func @reshape_constant
 // CHECK-NEXT:    %[[C:.+]] = tessel.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>

@@ -371,9 +371,58 @@ func.func @reshape_loses_dynamic(%a: tensor<?x6xf32>) -> tensor<2x6xf32> {
 // -----
 
 func.func @reshape_element_type(%a: tensor<2x6xf32>) -> tensor<12xi32> {
-  // expected-error @+1 {{'tessel.reshape' op requires the same element type for all operands and results}}
+  // expected-error @+1 {{'tessel.reshape' op failed to verify that all of {input, result} have same element type}}
   %0 = tessel.reshape %a : (tensor<2x6xf32>) -> tensor<12xi32>
   return %0 : tensor<12xi32>
+}
+
+// -----
+
+func.func @reshape_allowzero_without_shape(%a: tensor<2x6xf32>) -> tensor<12xf32> {
+  // expected-error @+1 {{'tessel.reshape' op allowzero needs a shape operand}}
+  %0 = tessel.reshape %a {allowzero} : (tensor<2x6xf32>) -> tensor<12xf32>
+  return %0 : tensor<12xf32>
+}
+
+// -----
+
+func.func @reshape_shape_length(%a: tensor<2x6xf32>, %s: tensor<3xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tessel.reshape' op shape has 3 entries for a result of rank 2}}
+  %0 = tessel.reshape %a, %s : (tensor<2x6xf32>, tensor<3xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @reshape_shape_dynamic_length(%a: tensor<2x6xf32>, %s: tensor<?xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tessel.reshape' op shape must have a static length}}
+  %0 = tessel.reshape %a, %s : (tensor<2x6xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @reshape_shape_i32(%a: tensor<2x6xf32>, %s: tensor<2xi32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tessel.reshape' op operand #1 must be 1D tensor of 64-bit signless integer values, but got 'tensor<2xi32>'}}
+  %0 = tessel.reshape %a, %s : (tensor<2x6xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @reshape_shape_rank2(%a: tensor<2x6xf32>, %s: tensor<1x2xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tessel.reshape' op operand #1 must be 1D tensor of 64-bit signless integer values, but got 'tensor<1x2xi64>'}}
+  %0 = tessel.reshape %a, %s : (tensor<2x6xf32>, tensor<1x2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Static on both sides, the element counts are known even with an operand.
+func.func @reshape_shape_count(%a: tensor<2x6xf32>, %s: tensor<2xi64>) -> tensor<5x2xf32> {
+  // expected-error @+1 {{'tessel.reshape' op reshape of 12 elements into 10}}
+  %0 = tessel.reshape %a, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<5x2xf32>
+  return %0 : tensor<5x2xf32>
 }
 
 // -----

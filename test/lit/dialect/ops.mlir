@@ -229,6 +229,24 @@ func.func @reshape(%x: tensor<?x3x4xf32>, %y: tensor<2x6xi8>) -> (tensor<?x12xf3
 
 // -----
 
+// A target shape known only at run time is an operand: the result dims it
+// gives are dynamic, and a static one is what the values must give.
+// CHECK-LABEL: func.func @reshape_shape_operand
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x3x4xf32>, %[[S:[^:]+]]: tensor<3xi64>, %[[T:[^:]+]]: tensor<2xi64>, %[[Y:[^:]+]]: tensor<2x6xi8>)
+// CHECK:         %[[A:.+]] = tessel.reshape %[[X]], %[[S]] : (tensor<?x3x4xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+// CHECK:         %[[B:.+]] = tessel.reshape %[[X]], %[[T]] {allowzero} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x12xf32>
+// CHECK:         %[[C:.+]] = tessel.reshape %[[Y]], %[[T]] : (tensor<2x6xi8>, tensor<2xi64>) -> tensor<3x4xi8>
+// CHECK:         return %[[A]], %[[B]], %[[C]]
+func.func @reshape_shape_operand(%x: tensor<?x3x4xf32>, %s: tensor<3xi64>, %t: tensor<2xi64>, %y: tensor<2x6xi8>)
+    -> (tensor<?x?x?xf32>, tensor<?x12xf32>, tensor<3x4xi8>) {
+  %0 = tessel.reshape %x, %s : (tensor<?x3x4xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %1 = tessel.reshape %x, %t {allowzero} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x12xf32>
+  %2 = tessel.reshape %y, %t : (tensor<2x6xi8>, tensor<2xi64>) -> tensor<3x4xi8>
+  return %0, %1, %2 : tensor<?x?x?xf32>, tensor<?x12xf32>, tensor<3x4xi8>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @transpose
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x3x4xf32>)
 // CHECK:         %[[T:.+]] = tessel.transpose %[[X]] {perm = array<i64: 2, 0, 1>} : (tensor<?x3x4xf32>) -> tensor<4x?x3xf32>
