@@ -92,7 +92,7 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
   ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::ub::UBDialect"];
 }
 
 def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {

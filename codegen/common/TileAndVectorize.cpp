@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -417,14 +418,14 @@ void interchangeForContiguity(RewriterBase &rewriter, linalg::GenericOp op) {
   (void)linalg::interchangeGenericOp(rewriter, op, order);
 }
 
-/// A read of V elements at stride c (Conv's `ow * 2 + kw` in a tile) as one
-/// contiguous read of (V - 1) * c + 1 elements, the same first and last
-/// element, and a shuffle that keeps every c-th: vector loads instead of V
-/// scalar ones. Handles reads whose vector is 1 x ... x 1 x V through a
-/// (possibly rank-reducing) view whose last dim has the stride. A masked
-/// read reads V * c elements (LLVM scalarizes masked loads of other
-/// widths) under a mask covering the first (n - 1) * c + 1 for a last mask
-/// size n, and none when a leading size is 0.
+/// A read of V elements at stride c (Conv's or pooling's `ow * 2 + kw` in a
+/// tile) as one contiguous read of (V - 1) * c + 1 elements, the same first
+/// and last element, and a shuffle that keeps every c-th: vector loads
+/// instead of V scalar ones. An n-d read (pooling's 4 rows) is done row by
+/// row. The view (possibly rank-reducing) must have the stride on its last
+/// dim. A masked read reads V * c elements per row (LLVM scalarizes masked
+/// loads of other widths) under a mask covering the first (n - 1) * c + 1
+/// for a last mask size n, and none for a row outside the leading sizes.
 struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::TransferReadOp read,
@@ -433,8 +434,6 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
     VectorType type = read.getVectorType();
     if (!view || !read.getPermutationMap().isMinorIdentity() ||
         type.getRank() != view.getType().getRank() || type.isScalable() ||
-        llvm::any_of(type.getShape().drop_back(),
-                     [](int64_t d) { return d != 1; }) ||
         !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
       return failure();
     int64_t sourceRank = view.getSourceType().getRank();
@@ -447,53 +446,85 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
     AffineExpr i = rewriter.getAffineDimExpr(0),
                o = rewriter.getAffineSymbolExpr(0);
     int64_t lanes = type.getShape().back();
-    // The mask of the wide read, from the sizes of the original one.
-    Value mask;
+    ArrayRef<int64_t> rows = type.getShape().drop_back();
+    // The sizes of the original mask, if any.
+    SmallVector<OpFoldResult> maskSizes;
     if (Value old = read.getMask()) {
-      SmallVector<OpFoldResult> sizes;
       if (auto c = old.getDefiningOp<vector::ConstantMaskOp>())
         for (int64_t d : c.getMaskDimSizes())
-          sizes.push_back(rewriter.getIndexAttr(d));
+          maskSizes.push_back(rewriter.getIndexAttr(d));
       else if (auto c = old.getDefiningOp<vector::CreateMaskOp>())
-        sizes = getAsOpFoldResult(c.getOperands());
+        maskSizes = getAsOpFoldResult(c.getOperands());
       else
         return failure();
-      OpFoldResult size = affine::makeComposedFoldedAffineApply(
-          rewriter, loc, (i - 1) * *stride + 1, {sizes.back()});
-      for (OpFoldResult leading : ArrayRef(sizes).drop_back())
-        size = affine::makeComposedFoldedAffineApply(
-            rewriter, loc, i * o, {size, leading});
-      mask = vector::CreateMaskOp::create(
-          rewriter, loc, VectorType::get({lanes * *stride}, rewriter.getI1Type()),
-          getValueOrCreateConstantIndexOp(rewriter, loc, size));
     }
-    int64_t wide = mask ? lanes * *stride : (lanes - 1) * *stride + 1;
-    // Indices into the view's source: offset + index * stride per kept dim.
-    SmallVector<Value> indices;
-    SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
-    SmallVector<OpFoldResult> strides = view.getMixedStrides();
-    unsigned next = 0;
-    for (int64_t d = 0; d < sourceRank; ++d) {
-      if (dropped.test(d)) {
-        indices.push_back(
-            getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]));
-        continue;
-      }
-      indices.push_back(affine::makeComposedAffineApply(
-          rewriter, loc, i * rewriter.getAffineSymbolExpr(1) + o,
-          {OpFoldResult(read.getIndices()[next++]), offsets[d], strides[d]}));
-    }
+    bool masked = !maskSizes.empty();
+    int64_t wide = masked ? lanes * *stride : (lanes - 1) * *stride + 1;
     auto wideType = VectorType::get({wide}, type.getElementType());
-    auto all = vector::TransferReadOp::create(
-        rewriter, loc, wideType, view.getSource(), indices, read.getPadding(),
-        ArrayRef<bool>{true});
-    if (mask)
-      all.getMaskMutable().assign(mask);
     SmallVector<int64_t> every;
     for (int64_t k = 0; k < lanes; ++k)
       every.push_back(k * *stride);
-    Value picked = vector::ShuffleOp::create(rewriter, loc, all, all, every);
-    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(read, type, picked);
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+    SmallVector<OpFoldResult> strides = view.getMixedStrides();
+    Value result = ub::PoisonOp::create(rewriter, loc, type);
+    int64_t count = 1;
+    for (int64_t r : rows)
+      count *= r;
+    for (int64_t linear = 0; linear < count; ++linear) {
+      // The row's position in the leading dims.
+      SmallVector<int64_t> row(rows.size());
+      for (int64_t d = rows.size() - 1, rest = linear; d >= 0; --d) {
+        row[d] = rest % rows[d];
+        rest /= rows[d];
+      }
+      // Indices into the view's source: offset + index * stride per kept
+      // dim (plus the row in the leading ones).
+      SmallVector<Value> indices;
+      unsigned next = 0;
+      for (int64_t d = 0; d < sourceRank; ++d) {
+        if (dropped.test(d)) {
+          indices.push_back(
+              getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]));
+          continue;
+        }
+        int64_t shift = next < row.size() ? row[next] : 0;
+        indices.push_back(affine::makeComposedAffineApply(
+            rewriter, loc, (i + shift) * rewriter.getAffineSymbolExpr(1) + o,
+            {OpFoldResult(read.getIndices()[next]), offsets[d], strides[d]}));
+        ++next;
+      }
+      Value mask;
+      if (masked) {
+        // (n - 1) * c + 1 elements if every leading size exceeds the row.
+        Value size = getValueOrCreateConstantIndexOp(
+            rewriter, loc,
+            affine::makeComposedFoldedAffineApply(
+                rewriter, loc, (i - 1) * *stride + 1, {maskSizes.back()}));
+        Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        for (auto [d, at] : llvm::enumerate(row)) {
+          Value bound = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                        maskSizes[d]);
+          Value inside = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::sgt, bound,
+              arith::ConstantIndexOp::create(rewriter, loc, at));
+          size = arith::SelectOp::create(rewriter, loc, inside, size, zero);
+        }
+        mask = vector::CreateMaskOp::create(
+            rewriter, loc, VectorType::get({wide}, rewriter.getI1Type()),
+            size);
+      }
+      auto part = vector::TransferReadOp::create(
+          rewriter, loc, wideType, view.getSource(), indices,
+          read.getPadding(), ArrayRef<bool>{true});
+      if (mask)
+        part.getMaskMutable().assign(mask);
+      Value picked = vector::ShuffleOp::create(rewriter, loc, part, part, every);
+      if (rows.empty())
+        result = picked;
+      else
+        result = vector::InsertOp::create(rewriter, loc, picked, result, row);
+    }
+    rewriter.replaceOp(read, result);
     return success();
   }
 };

@@ -152,6 +152,28 @@ func.func @pool_floordiv(%x: memref<4x10xf32>, %window: memref<3xf32>, %y: memre
 
 // -----
 
+// Max pooling 3x3, stride 2: the rows are output rows (the input uses every
+// output loop); each of the 4 rows is read contiguously and shuffled, then
+// inserted into the 4 x 8 tile.
+// CHECK-LABEL: func.func @maxpool_stride2(
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (vector<4x8xf32>)
+// CHECK:           scf.for {{.+}} iter_args(%[[ACC2:.+]] = %[[ACC]]) -> (vector<4x8xf32>)
+// CHECK-COUNT-4:     vector.shuffle %{{.+}}, %{{.+}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK:             %[[MAX:.+]] = arith.maximumf %{{.+}}, %[[ACC2]] : vector<4x8xf32>
+// CHECK:             scf.yield %[[MAX]]
+func.func @maxpool_stride2(%x: memref<1x1x9x17xf32>, %window: memref<3x3xf32>, %y: memref<1x1x4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>, affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>, affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : memref<1x1x9x17xf32>, memref<3x3xf32>) outs(%y : memref<1x1x4x8xf32>) {
+  ^bb0(%a: f32, %w: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // Elementwise: untouched (LLVM's loop vectorizer takes it).
 // CHECK-LABEL: func.func @relu(
 // CHECK-NOT:     vector.

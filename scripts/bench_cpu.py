@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""CPU benchmark: Tessel against ONNX Runtime, one thread each, same inputs.
+
+    /usr/bin/python3 scripts/bench_cpu.py [--bin-dir build/bin] [--mcpu CPU]...
+        [--runs N] [--resnet MODEL_DIR] [--out FILE.md]
+
+For each model (single ops at ResNet sizes, generated here with fixed seeds,
+plus ResNet-18 when --resnet names a folder written by
+../shared/models/export_models.py), it compiles with tessel-compile for
+every --mcpu (default: x86-64-v2, the default target, and native), times
+`tessel-run --runs N` and ONNX Runtime (`node ort_run.js --threads 1
+--runs N`, the reference runtime installed by ../shared/models/setup_ort.sh),
+and prints one table: median latencies, the ratio Tessel / ORT (below 1 is
+faster), and the largest absolute difference between the two outputs.
+Both runtimes run in the same invocation, one after the other, so the ratio
+is measured under the same machine load. Timing is for reading, never
+asserted. Needs python3-onnx and python3-numpy, node, and ORT.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ORT_RUN = os.path.join(REPO, "..", "shared", "models", "ort_run.js")
+
+
+def save_model(path, nodes, inputs, outputs, weights):
+    graph = helper.make_graph(
+        nodes, os.path.basename(os.path.dirname(path)),
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(w, n) for n, w in weights.items()])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def make_models(root):
+    """Single ops at the sizes ResNet-18 and an MLP use; returns
+    [(name, model.onnx, {input: .npy})]."""
+    rng = np.random.default_rng(0)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    specs = [
+        ("matmul 256x512x512", [helper.make_node("MatMul", ["x", "w"], ["y"])],
+         [("x", [256, 512])], {"w": f32(512, 512)}),
+        ("gemm transB 64x1024x1024",
+         [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)],
+         [("x", [64, 1024])], {"w": f32(1024, 1024), "b": f32(1024)}),
+        ("conv 7x7/2 3->64 224", [helper.make_node(
+            "Conv", ["x", "w"], ["y"], pads=[3, 3, 3, 3], strides=[2, 2])],
+         [("x", [1, 3, 224, 224])], {"w": f32(64, 3, 7, 7)}),
+        ("conv 3x3/1 64->64 56", [helper.make_node(
+            "Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+         [("x", [1, 64, 56, 56])], {"w": f32(64, 64, 3, 3)}),
+        ("conv 3x3/2 64->128 56", [helper.make_node(
+            "Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2])],
+         [("x", [1, 64, 56, 56])], {"w": f32(128, 64, 3, 3)}),
+        ("conv 3x3/1 256->256 14", [helper.make_node(
+            "Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+         [("x", [1, 256, 14, 14])], {"w": f32(256, 256, 3, 3)}),
+        ("maxpool 3x3/2 64 112", [helper.make_node(
+            "MaxPool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+            strides=[2, 2])], [("x", [1, 64, 112, 112])], {}),
+    ]
+    models = []
+    for i, (name, nodes, inputs, weights) in enumerate(specs):
+        folder = os.path.join(root, "m%d" % i)
+        os.makedirs(folder)
+        path = os.path.join(folder, "model.onnx")
+        save_model(path, nodes, inputs, ["y"], weights)
+        feeds = {}
+        for n, shape in inputs:
+            feeds[n] = os.path.join(folder, n + ".npy")
+            np.save(feeds[n], f32(*shape))
+        models.append((name, path, feeds))
+    return models
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (cmd[0], p.returncode,
+                                                   (p.stderr or p.stdout).strip()[-500:]))
+    return p.stdout + p.stderr
+
+
+def tessel(bin_dir, model, feeds, mcpu, runs, work):
+    tsl = os.path.join(work, "model-%s.tsl" % mcpu)
+    run([os.path.join(bin_dir, "tessel-compile"), model, "-o", tsl, "--mcpu", mcpu])
+    out = os.path.join(work, "tessel-" + mcpu)
+    cmd = [os.path.join(bin_dir, "tessel-run"), tsl, "--runs", str(runs),
+           "--output-dir", out]
+    for n, f in feeds.items():
+        cmd += ["--input", "%s=%s" % (n, f)]
+    m = re.search(r"median ([0-9.]+) ms", run(cmd))
+    return float(m.group(1)), out
+
+
+def ort(model, feeds, runs, work):
+    out = os.path.join(work, "ort")
+    cmd = ["node", ORT_RUN, model, "--threads", "1", "--runs", str(runs),
+           "--quiet", "--out", out]
+    for n, f in feeds.items():
+        cmd += ["--input", "%s=%s" % (n, f)]
+    m = re.search(r"latency median ([0-9.]+) ms", run(cmd))
+    return float(m.group(1)), out
+
+
+def max_diff(a_dir, b_dir):
+    worst = 0.0
+    for f in os.listdir(b_dir):
+        if f.endswith(".npy"):
+            a, b = np.load(os.path.join(a_dir, f)), np.load(os.path.join(b_dir, f))
+            worst = max(worst, float(np.max(np.abs(a.astype(np.float64) - b))))
+    return worst
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
+    ap.add_argument("--mcpu", action="append",
+                    help="x86-64 CPU to compile for (repeatable; default "
+                         "x86-64-v2 and native)")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--resnet", help="folder with model.onnx and input_0.npy "
+                                     "(export_models.py --only resnet18)")
+    ap.add_argument("--out", help="also write the table (markdown) here")
+    args = ap.parse_args()
+    mcpus = args.mcpu or ["x86-64-v2", "native"]
+    if not os.environ.get("ORT_NODE_DIR") and os.path.isdir("/tmp/tessel-ort"):
+        os.environ["ORT_NODE_DIR"] = "/tmp/tessel-ort"
+
+    with tempfile.TemporaryDirectory(prefix="tessel-bench-") as root:
+        models = make_models(root)
+        if args.resnet:
+            m = onnx.load(os.path.join(args.resnet, "model.onnx"), load_external_data=False)
+            models.append(("ResNet-18 (batch 1)", os.path.join(args.resnet, "model.onnx"),
+                           {m.graph.input[0].name: os.path.join(args.resnet, "input_0.npy")}))
+        header = ["model", "ORT 1 thread ms"]
+        for c in mcpus:
+            header += ["Tessel %s ms" % c, "ratio"]
+        header.append("max abs diff")
+        rows = []
+        for name, model, feeds in models:
+            work = tempfile.mkdtemp(dir=root)
+            ort_ms, ort_out = ort(model, feeds, args.runs, work)
+            row, diff = [name, "%.3f" % ort_ms], 0.0
+            for c in mcpus:
+                ms, out = tessel(args.bin_dir, model, feeds, c, args.runs, work)
+                row += ["%.3f" % ms, "%.2f" % (ms / ort_ms)]
+                diff = max(diff, max_diff(out, ort_out))
+            row.append("%.1e" % diff)
+            rows.append(row)
+            print(" | ".join(row), file=sys.stderr, flush=True)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
