@@ -124,6 +124,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       binary.format = format::TargetBinary::Format::ElfSharedObject;
       CpuCodegenOptions cpuOptions;
       cpuOptions.cpu = options.cpu;
+      artifact.cpuFeatures = cpuFeatures(options.cpu);
       ok = emitCpuSharedObject(*copy, symbols, cpuOptions, binary.bytes, error);
     }
     if (!ok)

@@ -7,7 +7,7 @@
 For each model (single ops at ResNet sizes, generated here with fixed seeds,
 plus ResNet-18 when --resnet names a folder written by
 ../shared/models/export_models.py), it compiles with tessel-compile for
-every --mcpu (default: x86-64-v2, the default target, and native), times
+every --mcpu (default: x86-64-v2, x86-64-v3 -- the default -- and native), times
 `tessel-run --runs N` and ONNX Runtime (`node ort_run.js --threads 1
 --runs N`, the reference runtime installed by ../shared/models/setup_ort.sh),
 and prints one table: median latencies, the ratio Tessel / ORT (below 1 is
@@ -126,13 +126,13 @@ def main():
     ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
     ap.add_argument("--mcpu", action="append",
                     help="x86-64 CPU to compile for (repeatable; default "
-                         "x86-64-v2 and native)")
+                         "x86-64-v2, x86-64-v3 and native)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--resnet", help="folder with model.onnx and input_0.npy "
                                      "(export_models.py --only resnet18)")
     ap.add_argument("--out", help="also write the table (markdown) here")
     args = ap.parse_args()
-    mcpus = args.mcpu or ["x86-64-v2", "native"]
+    mcpus = args.mcpu or ["x86-64-v2", "x86-64-v3", "native"]
     if not os.environ.get("ORT_NODE_DIR") and os.path.isdir("/tmp/tessel-ort"):
         os.environ["ORT_NODE_DIR"] = "/tmp/tessel-ort"
 

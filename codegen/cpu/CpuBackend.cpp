@@ -13,6 +13,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "codegen/common/LlvmEmission.h"
+#include "runtime/format/CpuFeatures.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -36,6 +37,24 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       "convert-cf-to-llvm, reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
+}
+
+std::vector<std::string> tessel::cpuFeatures(llvm::StringRef cpu) {
+  std::string error;
+  std::string name =
+      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
+      "x86_64-unknown-linux-gnu", name, "", llvm::Reloc::PIC_, error);
+  std::vector<std::string> features;
+  if (!tm)
+    return features;
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+#define TESSEL_RECORD_FEATURE(feature)                                         \
+  if (sti->checkFeatures(std::string("+") + feature))                          \
+    features.push_back(feature);
+  TESSEL_X86_FEATURES(TESSEL_RECORD_FEATURE)
+#undef TESSEL_RECORD_FEATURE
+  return features;
 }
 
 unsigned tessel::cpuVectorBits(llvm::StringRef cpu) {

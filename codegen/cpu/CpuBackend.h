@@ -26,6 +26,10 @@ namespace tessel {
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               unsigned vectorBits = 256);
 
+/// The x86-64 extensions (runtime/format/CpuFeatures.h) that code for CPU
+/// `cpu` ("native" for the host) may use; recorded in the artifact.
+std::vector<std::string> cpuFeatures(llvm::StringRef cpu);
+
 /// The SIMD register width of x86-64 CPU `cpu` ("native" for the host):
 /// 512 with AVX-512F, 256 with AVX, else 128.
 unsigned cpuVectorBits(llvm::StringRef cpu);

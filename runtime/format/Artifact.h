@@ -165,6 +165,9 @@ struct Artifact {
   std::vector<Kernel> kernels;
   std::vector<Launch> plan;
   std::vector<ShapeFromInput> shapeRules; ///< evaluated in order
+  /// x86-64 extensions the "cpu" binary uses (names of CpuFeatures.h, e.g.
+  /// "avx2"); the CPU driver refuses to load it on a CPU without one.
+  std::vector<std::string> cpuFeatures;
   std::vector<uint8_t>
       weights; ///< the weights section (each weight 64-byte aligned)
   /// Set by deserialize: where the weights section starts in the file and its

@@ -5,7 +5,7 @@
 //   string producer, string modelName,
 //   list<Signature> inputs, list<Signature> outputs,
 //   list<Buffer> buffers, list<Kernel> kernels, list<Launch> plan,
-//   list<ShapeRule> shapeRules
+//   list<ShapeRule> shapeRules, list<string> cpuFeatures
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -76,7 +76,7 @@ public:
       return false;
     if (!signatures(a.inputs, "input") || !signatures(a.outputs, "output") ||
         !buffers(a.buffers) || !kernels(a.kernels) || !plan(a.plan) ||
-        !shapeRules(a.shapeRules))
+        !shapeRules(a.shapeRules) || !cpuFeatures(a.cpuFeatures))
       return false;
     if (!r.atEnd() && !allowTrailing) {
       error = "manifest has " + std::to_string(r.remaining()) +
@@ -225,6 +225,18 @@ private:
     return true;
   }
 
+  bool cpuFeatures(std::vector<std::string> &features) {
+    uint32_t n = 0;
+    where = "the CPU features";
+    if (!count(n, /*minBytes=*/4))
+      return false;
+    features.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+      if (!str(features[i]))
+        return false;
+    return true;
+  }
+
   ByteReader r;
   std::string where;
 };
@@ -268,6 +280,9 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
     w.u8(rule.allowZero ? 1 : 0);
     writeShape(w, rule.result);
   }
+  w.u32(static_cast<uint32_t>(a.cpuFeatures.size()));
+  for (const std::string &feature : a.cpuFeatures)
+    w.string(feature);
 }
 
 bool decodeManifest(const uint8_t *data, uint64_t size, bool allowTrailing,

@@ -93,7 +93,7 @@ public:
     return names() && inputSymbols() && shapeRules() && buffers() &&
            signatures(a.inputs, "input", Buffer::Kind::Input) &&
            signatures(a.outputs, "output", Buffer::Kind::Output) &&
-           bindings() && kernels() && plan() && binaries();
+           bindings() && kernels() && plan() && cpuFeatures() && binaries();
   }
 
   std::string error;
@@ -336,6 +336,14 @@ private:
                             std::to_string(arg.buffer) + " " +
                             formatShape(b.shape) +
                             " has a different number of elements");
+    return true;
+  }
+
+  bool cpuFeatures() {
+    for (const std::string &f : a.cpuFeatures)
+      if (f.empty() || f.size() > 32 || !isPrintable(f))
+        return fail("CPU feature " + quoted(f),
+                    "invalid name (printable, 1 to 32 bytes)");
     return true;
   }
 

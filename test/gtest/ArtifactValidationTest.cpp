@@ -153,6 +153,9 @@ const Case kCases[] = {
     {"DuplicateTarget",
      [](Artifact &a) { a.binaries.push_back(a.binaries[0]); },
      "binary 'cpu': duplicate target"},
+    {"EmptyCpuFeature",
+     [](Artifact &a) { a.cpuFeatures = {"avx2", ""}; },
+     "CPU feature '': invalid name (printable, 1 to 32 bytes)"},
     {"UnknownBinaryFormat",
      [](Artifact &a) {
        a.binaries[0].format = static_cast<TargetBinary::Format>(5);

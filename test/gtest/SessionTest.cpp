@@ -450,6 +450,49 @@ TEST(SessionCreate, NoCpuKernels) {
   tessel_artifact_release(a);
 }
 
+/// Loads `model` and creates a CPU session; returns what creation said.
+Result createCpuSession(const format::Artifact &model) {
+  std::vector<uint8_t> bytes = format::serialize(model);
+  tessel_artifact_t *a = nullptr;
+  tessel_device_t *d = nullptr;
+  tessel_session_t *s = nullptr;
+  Result loaded =
+      take(tessel_artifact_load_memory(bytes.data(), bytes.size(), &a));
+  EXPECT_EQ(loaded.code, TESSEL_STATUS_OK) << loaded.message;
+  Result created = take(tessel_device_create("cpu", &d));
+  EXPECT_EQ(created.code, TESSEL_STATUS_OK) << created.message;
+  Result r = take(tessel_session_create(a, d, &s));
+  tessel_session_release(s);
+  tessel_device_release(d);
+  tessel_artifact_release(a);
+  return r;
+}
+
+TEST(SessionCreate, CpuFeaturesAreChecked) {
+  format::Artifact model = test::addModel();
+  // Every x86-64 CPU that runs these tests has SSE2-era features.
+  model.cpuFeatures = {"sse4.1", "popcnt"};
+  EXPECT_EQ(createCpuSession(model).code, TESSEL_STATUS_OK);
+  // A name the runtime cannot check is an artifact error, not a guess.
+  model.cpuFeatures = {"sse4.1", "quantum-ops"};
+  Result r = createCpuSession(model);
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
+  EXPECT_EQ(r.message, "the CPU kernels need the CPU feature 'quantum-ops', "
+                       "which this runtime does not know");
+  // Features this CPU lacks are named (a CPU with both loads the binary).
+  model.cpuFeatures = {"avx512f", "avx512bitalg"};
+  __builtin_cpu_init();
+  bool hasAll = __builtin_cpu_supports("avx512f") &&
+                __builtin_cpu_supports("avx512bitalg");
+  r = createCpuSession(model);
+  if (hasAll) {
+    EXPECT_EQ(r.code, TESSEL_STATUS_OK);
+  } else {
+    EXPECT_EQ(r.code, TESSEL_STATUS_UNAVAILABLE);
+    EXPECT_THAT(r.message, HasSubstr("which this CPU lacks"));
+  }
+}
+
 TEST(SessionCreate, MissingKernelSymbolAndBrokenBinary) {
   format::Artifact model = test::addModel();
   model.kernels[0].symbol = "nonexistent";

@@ -9,6 +9,7 @@
 
 #include "Driver.h"
 #include "drivers/cpu/MemoryLibrary.h"
+#include "format/CpuFeatures.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,41 @@ namespace tessel::runtime {
 namespace {
 
 using PackedKernel = void (*)(void **);
+
+/// Whether this CPU has feature `name` (CpuFeatures.h); `known` is false
+/// for a name this runtime does not know.
+bool hostHas(const std::string &name, bool &known) {
+  known = true;
+#define TESSEL_CHECK_FEATURE(feature)                                          \
+  if (name == feature)                                                         \
+    return __builtin_cpu_supports(feature);
+  TESSEL_X86_FEATURES(TESSEL_CHECK_FEATURE)
+#undef TESSEL_CHECK_FEATURE
+  known = false;
+  return false;
+}
+
+/// UNAVAILABLE, naming every missing feature, when this CPU cannot run code
+/// that needs `features` (instead of a SIGILL in the middle of a run).
+Status checkCpuFeatures(const std::vector<std::string> &features) {
+  __builtin_cpu_init();
+  std::string missing;
+  for (const std::string &f : features) {
+    bool known;
+    bool has = hostHas(f, known);
+    if (!known)
+      return invalidArtifact("the CPU kernels need the CPU feature '" + f +
+                             "', which this runtime does not know");
+    if (!has)
+      missing += (missing.empty() ? "" : ", ") + f;
+  }
+  if (missing.empty())
+    return Status::ok();
+  return unavailable("the CPU kernels were compiled for a CPU with " +
+                     missing + ", which this CPU lacks: compile for it "
+                     "with tessel-compile --mcpu native, or for any "
+                     "x86-64 CPU with --mcpu x86-64-v2");
+}
 
 class CpuExecutable final : public Executable {
 public:
@@ -31,6 +67,7 @@ public:
                          targetListSuffix(artifact));
     if (binary->format != format::TargetBinary::Format::ElfSharedObject)
       return invalidArtifact("the CPU binary is not an ELF shared object");
+    TESSEL_RETURN_IF_ERROR(checkCpuFeatures(artifact.cpuFeatures));
     std::string error;
     if (!library.load(binary->bytes, error))
       return invalidArtifact("cannot load the CPU binary: " + error);
