@@ -9,6 +9,7 @@
 
 #include "Session.h"
 
+#include <chrono>
 #include <cstring>
 
 namespace tessel::runtime {
@@ -234,8 +235,17 @@ Status Session::run() {
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
   TESSEL_RETURN_IF_ERROR(bindShapeRules(bindings));
   TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
-  for (size_t i = 0; i < model.plan.size(); ++i)
+  std::vector<double> times;
+  for (size_t i = 0; i < model.plan.size(); ++i) {
+    auto start = std::chrono::steady_clock::now();
     TESSEL_RETURN_IF_ERROR(runLaunch(i, bindings));
+    if (profiling) {
+      TESSEL_RETURN_IF_ERROR(device->synchronize());
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+  }
   TESSEL_RETURN_IF_ERROR(device->synchronize());
 
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -254,6 +264,7 @@ Status Session::run() {
     byteSize(out.dims, sig.dtype, out.bytes); // checked in placeBuffers
     out.fetched = false;
   }
+  launchMs = std::move(times);
   hasRun = true;
   ++runs;
   return Status::ok();

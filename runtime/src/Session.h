@@ -49,6 +49,13 @@ public:
   /// The output `name` of the last run (see tessel_session_get_output).
   Status getOutput(const std::string &name, tessel_tensor_view_t &view);
 
+  /// Per-launch wall times (see tessel_session_set_profiling).
+  void setProfiling(bool enable) { profiling = enable; }
+  /// Milliseconds per launch of the last successful run; empty when it was
+  /// not profiled.
+  const std::vector<double> &launchMilliseconds() const { return launchMs; }
+  const format::Artifact &model() const { return image->model(); }
+
 private:
   Session() = default;
 
@@ -96,6 +103,8 @@ private:
   std::vector<Output> outputs;
   bool hasRun = false;
   uint64_t runs = 0; ///< successful runs so far
+  bool profiling = false;
+  std::vector<double> launchMs;
   LaunchParams params;
 };
 

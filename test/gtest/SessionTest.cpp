@@ -122,6 +122,37 @@ TEST_F(SessionTest, RunsWithSymbolicBatchAndRebinds) {
   EXPECT_THAT(output("s", nullptr), ElementsAre(3000));
 }
 
+TEST_F(SessionTest, ProfileRecordsEveryLaunchWhenEnabled) {
+  open(test::addModel());
+  ASSERT_OK(setFloats("a", {4}, {1, 2, 3, 4}));
+  ASSERT_OK(setFloats("b", {4}, {10, 20, 30, 40}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_EQ(tessel_session_profile_count(session), 0u); // off by default
+
+  ASSERT_OK(tessel_session_set_profiling(session, 1));
+  ASSERT_OK(tessel_session_run(session));
+  const format::Artifact model = test::addModel();
+  ASSERT_EQ(tessel_session_profile_count(session), model.plan.size());
+  for (size_t i = 0; i < model.plan.size(); ++i) {
+    tessel_launch_time_t e;
+    ASSERT_OK(tessel_session_profile_entry(session, i, &e));
+    const format::Kernel &k = model.kernels[model.plan[i].kernel];
+    EXPECT_EQ(e.kernel, k.symbol);
+    EXPECT_EQ(e.onnx_node, k.onnxNode);
+    EXPECT_EQ(e.onnx_op, k.onnxOp);
+    EXPECT_GE(e.milliseconds, 0.0);
+  }
+  tessel_launch_time_t e;
+  Result r = take(tessel_session_profile_entry(session, 3, &e));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "profile entry 3 of 3");
+  EXPECT_THAT(output("y", nullptr), ElementsAre(12, 24, 36, 48));
+
+  ASSERT_OK(tessel_session_set_profiling(session, 0));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_EQ(tessel_session_profile_count(session), 0u);
+}
+
 TEST_F(SessionTest, EmptyBatch) {
   open(test::addModel());
   ASSERT_OK(setFloats("a", {0}, {}));

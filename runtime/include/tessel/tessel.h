@@ -228,6 +228,30 @@ TESSEL_API tessel_status_t tessel_session_copy_output(tessel_session_t *session,
                                                       void *buffer,
                                                       size_t buffer_bytes);
 
+/// Per-kernel timing. While enabled, tessel_session_run waits for the
+/// device after every launch and records the wall time of each one (launch
+/// and execution; the waits make a profiled run slower than a plain one).
+/// Disabled by default.
+TESSEL_API tessel_status_t tessel_session_set_profiling(tessel_session_t *session,
+                                                        int enable);
+
+/// One launch of the last profiled run: the kernel and the ONNX node it
+/// implements (strings owned by the artifact).
+typedef struct tessel_launch_time_t {
+  const char *kernel;
+  const char *onnx_node;
+  const char *onnx_op;
+  double milliseconds;
+} tessel_launch_time_t;
+
+/// The number of launches the last successful run recorded (0 when it was
+/// not profiled), and launch `index` of them (INVALID_ARGUMENT out of range).
+TESSEL_API size_t
+tessel_session_profile_count(const tessel_session_t *session);
+TESSEL_API tessel_status_t
+tessel_session_profile_entry(const tessel_session_t *session, size_t index,
+                             tessel_launch_time_t *out_entry);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

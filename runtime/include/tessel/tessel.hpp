@@ -129,6 +129,17 @@ public:
   Status output(const std::string &name, tessel_tensor_view_t &view) {
     return tessel_session_get_output(get(), name.c_str(), &view);
   }
+  Status setProfiling(bool enable) {
+    return tessel_session_set_profiling(get(), enable ? 1 : 0);
+  }
+  /// The launches of the last profiled run (empty when it was not).
+  std::vector<tessel_launch_time_t> profile() const {
+    std::vector<tessel_launch_time_t> entries(
+        tessel_session_profile_count(get()));
+    for (size_t i = 0; i < entries.size(); ++i)
+      tessel_session_profile_entry(get(), i, &entries[i]);
+    return entries;
+  }
 
 private:
   std::unique_ptr<tessel_session_t,

@@ -77,4 +77,38 @@ tessel_status_t tessel_session_copy_output(tessel_session_t *session,
   });
 }
 
+tessel_status_t tessel_session_set_profiling(tessel_session_t *session,
+                                             int enable) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    session->session->setProfiling(enable != 0);
+    return Status::ok();
+  });
+}
+
+size_t tessel_session_profile_count(const tessel_session_t *session) {
+  return session ? session->session->launchMilliseconds().size() : 0;
+}
+
+tessel_status_t tessel_session_profile_entry(const tessel_session_t *session,
+                                             size_t index,
+                                             tessel_launch_time_t *out_entry) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(out_entry, "out_entry"));
+    const Session &s = *session->session;
+    const std::vector<double> &times = s.launchMilliseconds();
+    if (index >= times.size())
+      return invalidArgument("profile entry " + std::to_string(index) +
+                             " of " + std::to_string(times.size()));
+    const tessel::format::Kernel &k =
+        s.model().kernels[s.model().plan[index].kernel];
+    out_entry->kernel = k.symbol.c_str();
+    out_entry->onnx_node = k.onnxNode.c_str();
+    out_entry->onnx_op = k.onnxOp.c_str();
+    out_entry->milliseconds = times[index];
+    return Status::ok();
+  });
+}
+
 } // extern "C"

@@ -26,6 +26,8 @@ Runs a compiled Tessel artifact on the given inputs.
   -p, --print            print each output (name, dtype, shape, values)
       --runs N           after the first run, time N more and print the
                          median, min and max latency
+      --profile          time every kernel (the device waits after each) and
+                         print the time per ONNX node, largest first
       --compare DIR      compare each output with DIR/<output>.npy (as
                          written by --output-dir) and print the errors
       --rtol R, --atol A tolerances of --compare for floats (default 1e-3,
@@ -83,6 +85,10 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
       if (!noValue())
         return false;
       out.print = true;
+    } else if (flag == "--profile") {
+      if (!noValue())
+        return false;
+      out.profile = true;
     } else if (flag == "-i" || flag == "--input") {
       std::string input;
       if (!takeValue(input))

@@ -19,6 +19,9 @@ struct Options {
   bool help = false;
   /// Timed runs after the first (0: just run once).
   int runs = 0;
+  /// Print the time of each ONNX node's kernels (summed over its stages,
+  /// averaged over the runs).
+  bool profile = false;
   /// Compare each output with <compareDir>/<output>.npy.
   std::string compareDir;
   double rtol = 1e-3, atol = 1e-5;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <unistd.h>
@@ -25,6 +26,58 @@
 namespace tessel::run {
 
 namespace {
+
+/// Kernel times of profiled runs, summed per ONNX node (a node's kernel may
+/// have several stages).
+class Profile {
+public:
+  void add(const std::vector<tessel_launch_time_t> &launches) {
+    for (const tessel_launch_time_t &l : launches) {
+      std::string key = std::string(l.onnx_node) + "\t" + l.onnx_op;
+      auto [it, inserted] = index.emplace(key, nodes.size());
+      if (inserted)
+        nodes.push_back({l.onnx_node, l.onnx_op, 0, 0});
+      nodes[it->second].ms += l.milliseconds;
+      ++nodes[it->second].launches;
+    }
+  }
+  void print(std::ostream &os, int runs) const {
+    std::vector<Node> sorted = nodes;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const Node &a, const Node &b) { return a.ms > b.ms; });
+    double total = 0;
+    for (const Node &n : sorted)
+      total += n.ms;
+    os << "profile: " << runs << (runs == 1 ? " run" : " runs")
+       << ", ms per run by ONNX node (kernels summed over their stages)\n";
+    char line[256];
+    for (const Node &n : sorted) {
+      std::snprintf(line, sizeof(line), "  %10.3f ms %5.1f%%  %s (%s)\n",
+                    n.ms / runs, total > 0 ? 100 * n.ms / total : 0.0,
+                    n.node.c_str(), n.op.c_str());
+      os << line;
+    }
+    std::snprintf(line, sizeof(line), "  %10.3f ms total in %zu kernels\n",
+                  total / runs, launchesPerRun(runs));
+    os << line;
+  }
+
+private:
+  struct Node {
+    std::string node, op;
+    double ms;
+    size_t launches;
+  };
+  size_t launchesPerRun(int runs) const {
+    size_t n = 0;
+    for (const Node &node : nodes)
+      n += node.launches;
+    return runs ? n / runs : n;
+  }
+  std::vector<Node> nodes;
+  std::map<std::string, size_t> index;
+};
+
 
 /// A failure: the exit code and "<file>: <message>".
 struct ToolError {
@@ -172,18 +225,27 @@ private:
   bool execute(const Options &opts, ToolError &error) {
     if (Status s = session.run(); !s)
       return error = fromStatus(s, artifactPath), false;
-    if (opts.runs == 0)
+    if (opts.runs == 0 && !opts.profile)
       return true;
     // The first run warmed up (module load, allocation); time the rest.
+    if (opts.profile)
+      if (Status s = session.setProfiling(true); !s)
+        return error = fromStatus(s, artifactPath), false;
     std::vector<double> ms;
-    for (int i = 0; i < opts.runs; ++i) {
+    Profile profile;
+    for (int i = 0; i < std::max(opts.runs, 1); ++i) {
       auto start = std::chrono::steady_clock::now();
       if (Status s = session.run(); !s)
         return error = fromStatus(s, artifactPath), false;
       ms.push_back(std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
                        .count());
+      profile.add(session.profile());
     }
+    if (opts.profile)
+      profile.print(out, static_cast<int>(ms.size()));
+    if (opts.runs == 0)
+      return true;
     std::sort(ms.begin(), ms.end());
     out << "timing: " << opts.runs << " runs on " << opts.device << ": median "
         << ms[ms.size() / 2] << " ms, min " << ms.front() << " ms, max "
