@@ -109,7 +109,9 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     if (gpu)
       buildGpuLoweringPipeline(pm, *gpu);
     else
-      buildCpuLoweringPipeline(pm, cpuVectorBits(options.cpu));
+      // The CPU's extensions decide the SIMD width; the artifact lists them.
+      artifact.cpuFeatures = cpuFeatures(options.cpu);
+      buildCpuLoweringPipeline(pm, cpuVectorBits(artifact.cpuFeatures));
     if (failed(pm.run(*copy)))
       return failure();
     if (emitted(options, "llvm", *copy))
@@ -124,7 +126,6 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       binary.format = format::TargetBinary::Format::ElfSharedObject;
       CpuCodegenOptions cpuOptions;
       cpuOptions.cpu = options.cpu;
-      artifact.cpuFeatures = cpuFeatures(options.cpu);
       ok = emitCpuSharedObject(*copy, symbols, cpuOptions, binary.bytes, error);
     }
     if (!ok)

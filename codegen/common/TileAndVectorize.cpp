@@ -534,13 +534,11 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
 LogicalResult cleanUp(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   RewritePatternSet patterns(context);
-  for (StringRef dialect : {"vector", "scf", "affine", "arith", "memref"})
+  const StringRef dialects[] = {"vector", "scf", "affine", "arith", "memref"};
+  for (StringRef dialect : dialects)
     context->getLoadedDialect(dialect)->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName name : context->getRegisteredOperations())
-    if (llvm::is_contained({StringRef("vector"), StringRef("scf"),
-                            StringRef("affine"), StringRef("arith"),
-                            StringRef("memref")},
-                           name.getDialectNamespace()))
+    if (llvm::is_contained(dialects, name.getDialectNamespace()))
       name.getCanonicalizationPatterns(patterns, context);
   return applyPatternsGreedily(func, std::move(patterns));
 }

@@ -39,12 +39,16 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
     llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
 }
 
+/// The LLVM name of `cpu`: "native" is the host's.
+static std::string llvmCpuName(llvm::StringRef cpu) {
+  return cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+}
+
 std::vector<std::string> tessel::cpuFeatures(llvm::StringRef cpu) {
   std::string error;
-  std::string name =
-      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
-      "x86_64-unknown-linux-gnu", name, "", llvm::Reloc::PIC_, error);
+      "x86_64-unknown-linux-gnu", llvmCpuName(cpu), "", llvm::Reloc::PIC_,
+      error);
   std::vector<std::string> features;
   if (!tm)
     return features;
@@ -57,18 +61,10 @@ std::vector<std::string> tessel::cpuFeatures(llvm::StringRef cpu) {
   return features;
 }
 
-unsigned tessel::cpuVectorBits(llvm::StringRef cpu) {
-  std::string error;
-  std::string name =
-      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
-      "x86_64-unknown-linux-gnu", name, "", llvm::Reloc::PIC_, error);
-  if (!tm)
-    return 128;
-  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
-  if (sti->checkFeatures("+avx512f"))
+unsigned tessel::cpuVectorBits(llvm::ArrayRef<std::string> features) {
+  if (llvm::is_contained(features, "avx512f"))
     return 512;
-  if (sti->checkFeatures("+avx"))
+  if (llvm::is_contained(features, "avx"))
     return 256;
   return 128;
 }
@@ -99,10 +95,9 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
     return false;
   }
   addPackedWrappers(*llvmModule, kernels);
-  std::string cpu =
-      options.cpu == "native" ? llvm::sys::getHostCPUName().str() : options.cpu;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
-      "x86_64-unknown-linux-gnu", cpu, "", llvm::Reloc::PIC_, error);
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createTargetMachine("x86_64-unknown-linux-gnu", llvmCpuName(options.cpu),
+                          "", llvm::Reloc::PIC_, error);
   if (!tm)
     return false;
   optimizeModule(*llvmModule, *tm, options.optLevel);

@@ -30,9 +30,9 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
 /// `cpu` ("native" for the host) may use; recorded in the artifact.
 std::vector<std::string> cpuFeatures(llvm::StringRef cpu);
 
-/// The SIMD register width of x86-64 CPU `cpu` ("native" for the host):
-/// 512 with AVX-512F, 256 with AVX, else 128.
-unsigned cpuVectorBits(llvm::StringRef cpu);
+/// The SIMD register width of a CPU with `features` (cpuFeatures): 512
+/// with AVX-512F, 256 with AVX, else 128.
+unsigned cpuVectorBits(llvm::ArrayRef<std::string> features);
 
 /// Registers `tessel-cpu-lowering` (the pipeline above).
 void registerCpuPipelines();

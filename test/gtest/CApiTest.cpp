@@ -1,5 +1,6 @@
 //===- CApiTest.cpp - C API: statuses, artifacts, drivers, devices --------===//
 
+#include "StatusResult.h"
 #include "TestArtifacts.h"
 #include "tessel/tessel.h"
 
@@ -14,16 +15,8 @@ using ::testing::StartsWith;
 
 namespace {
 
-/// Takes ownership of a status and returns its code and message.
-struct Result {
-  tessel_status_code_t code;
-  std::string message;
-};
-Result take(tessel_status_t s) {
-  Result r{tessel_status_code(s), tessel_status_message(s)};
-  tessel_status_free(s);
-  return r;
-}
+using test::Result;
+using test::take;
 
 TEST(CApiStatus, NullIsOk) {
   EXPECT_EQ(tessel_status_code(nullptr), TESSEL_STATUS_OK);
