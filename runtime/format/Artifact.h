@@ -30,7 +30,7 @@
 namespace tessel::format {
 
 /// Bumped on any incompatible change of the layout or the manifest encoding.
-constexpr uint32_t kFormatVersionMajor = 2;
+constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
 constexpr uint32_t kFormatVersionMinor = 0;
 constexpr uint64_t kSectionAlignment = 4096;
@@ -126,20 +126,49 @@ struct Launch {
   Shape workSize;
 };
 
-/// Symbols bound from the values of an input rather than from its shape:
-/// ONNX Reshape to a target shape that a graph input gives at run time. The
-/// input holds one int64 per dim of `result`; with ONNX semantics, a value 0
-/// copies the dim of `source` at its position (unless `allowZero`: then it
-/// is a literal 0), one value may be -1 (inferred from the element count of
-/// `source`), and the element counts must agree. Each symbol of `result` is
-/// bound to the extent it gets, or checked against it when an input or an
-/// earlier rule already bound it; a static dim is checked. Rules are
-/// evaluated in order, after the inputs' shapes are bound.
-struct ShapeFromInput {
-  uint32_t input = 0;     ///< index into Artifact::inputs: int64 [rank]
-  Shape source;           ///< the shape being reshaped
-  bool allowZero = false; ///< ONNX Reshape's allowzero
-  Shape result;           ///< the dims the values give, one per value
+/// One instruction of the shape program: the host-side integer arithmetic
+/// of the plan (shapes as expressions). The program runs on every run, in
+/// order, after the inputs' shapes have bound their symbols; each
+/// instruction reads `operands` (static extents or symbols bound before it)
+/// and gives one value per entry of `results`. A result that is a symbol not
+/// bound yet is bound to the value; a result that is already bound (by an
+/// input or an earlier instruction) or static is checked against it, and a
+/// mismatch is an error. Every failure is INVALID_ARGUMENT and names
+/// `onnxNode`/`onnxOp` (and `message` where set) with the values involved.
+struct ShapeOp {
+  enum class Kind : uint32_t {
+    // Integer arithmetic: results[0] = f(operands[0], operands[1]). Division
+    // by zero and overflow are errors, never undefined behaviour.
+    Add = 0,
+    Sub = 1,
+    Mul = 2,
+    FloorDiv = 3, ///< floor(a / b)
+    CeilDiv = 4,  ///< ceil(a / b)
+    Mod = 5,      ///< a - b * floor(a / b)
+    Min = 6,
+    Max = 7,
+    /// results[i] = element i of the host copy of input `input`, which is an
+    /// int64 tensor of static shape [results.size()] (or a scalar when there
+    /// is one result). No operands.
+    InputValues = 16,
+    /// ONNX Reshape: operands = the source dims, then one target value per
+    /// result; 0 copies the source dim at its position (a literal 0 when
+    /// `allowZero`), one -1 is inferred from the element count, and the
+    /// element counts must agree. results[i] = dim i of the reshaped shape.
+    Reshape = 32,
+    /// operands[0] == operands[1], else an error: the run-time check of an
+    /// assumption the compiled code makes (dims that must be equal). No
+    /// results.
+    CheckEq = 48,
+  };
+  Kind kind = Kind::CheckEq;
+  Shape operands;
+  Shape results;
+  uint32_t input = 0;     ///< InputValues: index into Artifact::inputs
+  bool allowZero = false; ///< Reshape: ONNX Reshape's allowzero
+  std::string onnxNode;   ///< the ONNX node whose shape this computes
+  std::string onnxOp;     ///< its op type
+  std::string message;    ///< what a failure means ("Add: dim 1 of A and B")
 };
 
 /// Compiled code for one target.
@@ -164,7 +193,7 @@ struct Artifact {
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
   std::vector<Launch> plan;
-  std::vector<ShapeFromInput> shapeRules; ///< evaluated in order
+  std::vector<ShapeOp> shapeProgram; ///< evaluated in order on every run
   /// x86-64 extensions the "cpu" binary uses (names of CpuFeatures.h, e.g.
   /// "avx2"); the CPU driver refuses to load it on a CPU without one.
   std::vector<std::string> cpuFeatures;
@@ -182,9 +211,11 @@ std::string formatShape(const Shape &shape);
 
 /// Checks the model invariants that deserialize() enforces on every load:
 /// known dtypes, sane shapes, every symbol defined by an input signature or
-/// a shape rule (a rule's source only by the inputs and earlier rules), every
-/// index (buffer, kernel, input) in range, shape rules reading int64 inputs
-/// of one value per result dim, signatures consistent with their
+/// a result of the shape program (an instruction's operands only by the
+/// inputs and earlier instructions), every index (buffer, kernel, input) in
+/// range, each shape instruction well formed (operand and result counts of
+/// its kind; InputValues reading an int64 input of static shape with one
+/// value per result; a known kind), signatures consistent with their
 /// buffers, weight ranges inside the weights section (`weights`, or
 /// `weightsFileSize` bytes when `weights` is empty), unique names. The
 /// compiler calls it before serialize() to catch its own bugs early. On
