@@ -33,15 +33,18 @@ static bool emitted(tessel::CompileOptions &options, StringRef stage,
   llvm::raw_string_ostream os(options.emitted);
   // Graph stages show their locations: the ONNX node names.
   OpPrintingFlags flags;
-  if (stage.starts_with("graph"))
+  if (stage.starts_with("graph") || stage == "plan")
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  // The plan shows the weights it holds by type, not by value.
+  if (stage == "plan")
+    flags.elideLargeElementsAttrs(16);
   module.print(os, flags);
   return true;
 }
 
 const std::vector<std::string> &tessel::emitStages() {
-  static const std::vector<std::string> stages = {"graph", "graph-opt",
-                                                  "kernels", "linalg", "llvm"};
+  static const std::vector<std::string> stages = {
+      "graph", "graph-opt", "plan", "kernels", "linalg", "llvm"};
   return stages;
 }
 
@@ -77,14 +80,24 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   if (emitted(options, "graph-opt", *module))
     return success();
 
+  // Partitioning: the plan (host program) and one kernel per compute op.
+  // Canonicalization folds the plan's static shape arithmetic and checks.
   auto graph = module->lookupSymbol<func::FuncOp>("main");
+  OwningOpRef<ModuleOp> plan = ModuleOp::create(fileLoc);
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(fileLoc);
+  if (failed(partitionGraph(graph, *plan, *kernels)))
+    return failure();
+  PassManager planPasses(&context);
+  planPasses.addPass(createCanonicalizerPass());
+  planPasses.addPass(createCSEPass());
+  if (failed(planPasses.run(*plan)))
+    return failure();
+  if (emitted(options, "plan", *plan) || emitted(options, "kernels", *kernels))
+    return success();
   artifact.producer = "tessel-compile 0.1";
   artifact.modelName = std::filesystem::path(modelPath).stem().string();
-  if (failed(partitionGraph(graph, *kernels, artifact)))
+  if (failed(serializePlan(plan->lookupSymbol<func::FuncOp>("main"), artifact)))
     return failure();
-  if (emitted(options, "kernels", *kernels))
-    return success();
 
   PassManager shared(&context);
   buildSharedLoweringPipeline(shared);

@@ -1,16 +1,19 @@
-//===- Partition.cpp - Graph -> execution plan + kernel functions ----------===//
+//===- Partition.cpp - Graph -> plan IR + kernel functions ----------------===//
 //
-// Walks the graph function in order:
-//   * arguments become Input buffers, constants Weight buffers (their bytes
-//     appended, 64-byte aligned, to the weights section);
-//   * a Reshape becomes a view: its result shares its operand's buffer; one
-//     whose target shape is a graph input also gets a shape rule, which
-//     binds fresh symbols for its result dims from that input's values;
-//   * every other op becomes a kernel function and a launch writing a new
-//     Transient buffer; returned buffers become Output buffers (a returned
-//     input, weight or already-returned value gets a copy kernel).
-// Every dynamic dim is named by a model symbol, traced back to an argument
-// through tessel::dynamicDimSource, or bound by a shape rule.
+// Walks the graph function in order and builds the plan function:
+//   * arguments stay arguments (the model's inputs); a dynamic dim of one is
+//     read with `plan.dim`, which the runtime binds from the input's shape;
+//   * constants become `plan.weight`;
+//   * a Reshape becomes a `plan.view` of its operand; one whose target shape
+//     is a graph input reads it with `plan.input_values` and computes its
+//     dims with `plan.reshape_dims`;
+//   * every other op becomes a kernel function and a `plan.dispatch`, after
+//     a `plan.assert_eq` for each pair of operand dims the op requires to be
+//     equal (compiler/DimEqualities) that is not known to hold;
+//   * returned values are the plan's results; one that is an input, a
+//     weight, or a buffer returned already gets a copy dispatch.
+// Every dim of every tensor is an index value of the plan: a constant, a
+// `plan.dim` of an input, or the result of a host shape op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,87 +22,102 @@
 #include "compiler/DimEqualities.h"
 
 #include "dialects/Graph/TesselDialect.h"
+#include "dialects/Plan/PlanDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
-
-#include <set>
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace tessel;
-using format::Buffer;
-using format::Dim;
-using format::Shape;
 
 namespace {
 
 class Partitioner {
 public:
-  Partitioner(func::FuncOp graph, ModuleOp kernels, format::Artifact &a)
-      : graph(graph), kernels(kernels), artifact(a),
-        builder(graph.getContext()) {}
+  Partitioner(func::FuncOp graph, ModuleOp kernels)
+      : graph(graph), kernels(kernels), builder(graph.getContext()) {}
 
-  LogicalResult run();
+  LogicalResult run(ModuleOp planModule);
 
 private:
-  /// The value's buffer and the shape it is viewed with.
-  struct View {
-    uint32_t buffer;
-    Shape shape;
-  };
-
-  /// The plan shape of result `result` of `op`, dynamic dims named.
-  FailureOr<Shape> shapeOf(Operation *op, unsigned result);
-  uint32_t addBuffer(Buffer::Kind kind, RankedTensorType type, Shape shape);
-  LogicalResult addWeight(ConstantOp op);
-  LogicalResult addKernel(Operation *op);
-  LogicalResult addCopy(Value value, uint32_t &buffer);
-  /// The shape of a reshape whose target shape is an operand, its dynamic
-  /// dims named by new symbols that a shape rule binds at run time.
-  FailureOr<Shape> addShapeRule(ReshapeOp op);
-  /// `base`, or `base` with a suffix, whichever no other dim is named yet.
-  std::string freshSymbol(const std::string &base);
+  /// The extents of plan tensor `v`, one index value per dim.
+  ArrayRef<Value> dimsOf(Value v);
+  Value index(int64_t value, Location loc);
+  /// Requires `a` == `b` at run time (`plan.assert_eq`), unless known.
+  LogicalResult requireEqual(Value a, Value b, Operation *op,
+                             const DimEquality &which);
+  /// The dims of result `result` of graph op `op`.
+  FailureOr<SmallVector<Value>> resultDims(Operation *op, unsigned result);
+  LogicalResult lowerReshape(ReshapeOp op);
+  LogicalResult lowerDispatch(Operation *op);
+  LogicalResult lowerReturn(func::ReturnOp op);
+  /// A kernel function computing `op` (its operands, then its results, as
+  /// memrefs); returns its symbol.
+  std::string createKernel(Operation *op);
 
   func::FuncOp graph;
   ModuleOp kernels;
-  format::Artifact &artifact;
+  func::FuncOp plan;
   OpBuilder builder;
-  DenseMap<Value, View> views;
-  DimEqualities equalities;
-  std::set<std::string> usedSymbols; ///< every symbol named so far
+  IRMapping values; ///< graph tensor -> plan tensor
+  DenseMap<Value, SmallVector<Value>> dims;
+  unsigned nextKernel = 0;
 };
 
 } // namespace
 
-static FailureOr<format::DType> dtypeOf(Type t) {
-  if (t.isF32())
-    return format::DType::F32;
-  if (t.isF64())
-    return format::DType::F64;
-  if (t.isF16())
-    return format::DType::F16;
-  if (t.isBF16())
-    return format::DType::BF16;
-  if (t.isInteger(1))
-    return format::DType::Bool;
-  if (t.isInteger(8))
-    return format::DType::I8;
-  if (t.isInteger(16))
-    return format::DType::I16;
-  if (t.isInteger(32))
-    return format::DType::I32;
-  if (t.isInteger(64))
-    return format::DType::I64;
-  return failure();
+Value Partitioner::index(int64_t value, Location loc) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
-FailureOr<Shape> Partitioner::shapeOf(Operation *op, unsigned result) {
+ArrayRef<Value> Partitioner::dimsOf(Value v) {
+  auto it = dims.find(v);
+  if (it != dims.end())
+    return it->second;
+  // An input (or a weight): its static dims are constants, its dynamic ones
+  // are read from it.
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    extents.push_back(type.isDynamicDim(d)
+                          ? plan::DimOp::create(builder, v.getLoc(),
+                                                builder.getIndexType(), v, d)
+                                .getResult()
+                          : index(type.getDimSize(d), v.getLoc()));
+  return dims[v] = std::move(extents);
+}
+
+LogicalResult Partitioner::requireEqual(Value a, Value b, Operation *op,
+                                        const DimEquality &which) {
+  if (a == b)
+    return success();
+  std::string what = "dim " + std::to_string(which.lhs.dim) + " of input " +
+                     std::to_string(which.lhs.operand) + " and dim " +
+                     std::to_string(which.rhs.dim) + " of input " +
+                     std::to_string(which.rhs.operand) + " must be equal";
+  APInt x, y;
+  if (matchPattern(a, m_ConstantInt(&x)) &&
+      matchPattern(b, m_ConstantInt(&y))) {
+    if (x == y)
+      return success();
+    return op->emitError() << describeLoc(op->getLoc()) << ": " << what
+                           << ", but they are " << x.getSExtValue() << " and "
+                           << y.getSExtValue();
+  }
+  plan::AssertEqOp::create(builder, op->getLoc(), a, b,
+                           builder.getStringAttr(what));
+  return success();
+}
+
+FailureOr<SmallVector<Value>> Partitioner::resultDims(Operation *op,
+                                                      unsigned result) {
   auto type = cast<RankedTensorType>(op->getResult(result).getType());
-  Shape shape;
+  SmallVector<Value> extents;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d)) {
-      shape.push_back(Dim{type.getDimSize(d), ""});
+      extents.push_back(index(type.getDimSize(d), op->getLoc()));
       continue;
     }
     auto source = dynamicDimSource(op, result, d);
@@ -107,53 +125,62 @@ FailureOr<Shape> Partitioner::shapeOf(Operation *op, unsigned result) {
       return op->emitError() << describeLoc(op->getLoc()) << ": result dim "
                              << d << " is dynamic and cannot be expressed "
                              << "by a model symbol";
-    View &operand = views[op->getOperand(source->first)];
-    shape.push_back(operand.shape[source->second]);
+    extents.push_back(dimsOf(values.lookup(
+        op->getOperand(source->first)))[source->second]);
   }
-  return shape;
+  return extents;
 }
 
-uint32_t Partitioner::addBuffer(Buffer::Kind kind, RankedTensorType type,
-                                Shape shape) {
-  Buffer b;
-  b.kind = kind;
-  b.dtype = *dtypeOf(type.getElementType());
-  b.shape = std::move(shape);
-  artifact.buffers.push_back(std::move(b));
-  return artifact.buffers.size() - 1;
+/// The dynamic dims among `extents` of a tensor of type `type`.
+static SmallVector<Value> dynamicOf(Type type, ArrayRef<Value> extents) {
+  SmallVector<Value> out;
+  auto t = cast<RankedTensorType>(type);
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d))
+      out.push_back(extents[d]);
+  return out;
 }
 
-LogicalResult Partitioner::addWeight(ConstantOp op) {
-  auto type = cast<RankedTensorType>(op.getType());
-  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  if (!dense || failed(dtypeOf(type.getElementType())))
-    return op.emitError() << describeLoc(op.getLoc())
-                          << ": unsupported constant";
-  std::vector<uint8_t> &w = artifact.weights;
-  w.resize((w.size() + format::kWeightAlignment - 1) /
-           format::kWeightAlignment * format::kWeightAlignment);
-  uint64_t offset = w.size();
-  int64_t count = type.getNumElements();
-  if (type.getElementType().isInteger(1)) {
-    for (bool v : dense.getValues<bool>())
-      w.push_back(v ? 1 : 0);
+LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
+  Value source = values.lookup(op.getInput());
+  SmallVector<Value> extents;
+  if (Value shape = op.getShape()) {
+    // The runtime reads the target shape from the host copy of an input.
+    Value planShape = values.lookup(shape);
+    if (!isa<BlockArgument>(planShape))
+      return op.emitError() << describeLoc(op.getLoc())
+                            << ": the target shape must be a constant or a "
+                               "graph input";
+    RankedTensorType type = op.getType();
+    auto read = plan::InputValuesOp::create(
+        builder, op.getLoc(),
+        SmallVector<Type>(type.getRank(), builder.getIndexType()), planShape);
+    auto reshaped = plan::ReshapeDimsOp::create(
+        builder, op.getLoc(), dimsOf(source), read.getValues(),
+        op.getAllowzero());
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value dim = reshaped.getDims()[d];
+      if (!type.isDynamicDim(d)) {
+        // The model needs this extent: the values must give it.
+        plan::AssertEqOp::create(
+            builder, op.getLoc(), dim, index(type.getDimSize(d), op.getLoc()),
+            builder.getStringAttr("dim " + std::to_string(d) +
+                                  " of the reshaped tensor must be " +
+                                  std::to_string(type.getDimSize(d))));
+        dim = index(type.getDimSize(d), op.getLoc());
+      }
+      extents.push_back(dim);
+    }
   } else {
-    unsigned bytes = type.getElementTypeBitWidth() / 8;
-    ArrayRef<char> raw = dense.getRawData();
-    w.resize(offset + count * bytes);
-    if (dense.isSplat())
-      for (int64_t i = 0; i < count; ++i)
-        std::memcpy(&w[offset + i * bytes], raw.data(), bytes);
-    else
-      std::memcpy(&w[offset], raw.data(), count * bytes);
+    FailureOr<SmallVector<Value>> e = resultDims(op, 0);
+    if (failed(e))
+      return failure();
+    extents = std::move(*e);
   }
-  Shape shape;
-  for (int64_t d : type.getShape())
-    shape.push_back(Dim{d, ""});
-  uint32_t id = addBuffer(Buffer::Kind::Weight, type, shape);
-  artifact.buffers[id].weightOffset = offset;
-  artifact.buffers[id].weightSize = w.size() - offset;
-  views[op.getResult()] = View{id, shape};
+  auto view = plan::ViewOp::create(builder, op.getLoc(), op.getType(), source,
+                                   dynamicOf(op.getType(), extents));
+  values.map(op.getResult(), view.getResult());
+  dims[view.getResult()] = std::move(extents);
   return success();
 }
 
@@ -162,239 +189,142 @@ static MemRefType memrefOf(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-LogicalResult Partitioner::addKernel(Operation *op) {
-  SmallVector<Shape> operandShapes;
-  for (Value v : op->getOperands())
-    operandShapes.push_back(views[v].shape);
-  if (failed(collectDimEqualities(op, operandShapes, equalities)))
-    return failure();
-  // One Transient buffer per result.
-  SmallVector<uint32_t> outs;
-  SmallVector<Shape> shapes;
-  for (OpResult result : op->getResults()) {
-    auto type = cast<RankedTensorType>(result.getType());
-    if (failed(dtypeOf(type.getElementType())))
-      return op->emitError()
-             << describeLoc(op->getLoc()) << ": unsupported element type";
-    FailureOr<Shape> shape = shapeOf(op, result.getResultNumber());
-    if (failed(shape))
-      return failure();
-    outs.push_back(addBuffer(Buffer::Kind::Transient, type, *shape));
-    shapes.push_back(*shape);
-  }
-
-  // The kernel function: inputs, then the outputs, as memrefs.
-  uint32_t index = artifact.kernels.size();
-  std::string node, opType;
-  onnxNodeOf(op->getLoc(), node, opType);
-  std::string symbol = "tessel_k" + std::to_string(index);
+std::string Partitioner::createKernel(Operation *op) {
+  std::string symbol = "tessel_k" + std::to_string(nextKernel++);
   SmallVector<Type> argTypes;
   for (Value v : op->getOperands())
     argTypes.push_back(memrefOf(v.getType()));
   for (Type t : op->getResultTypes())
     argTypes.push_back(memrefOf(t));
-  builder.setInsertionPointToEnd(kernels.getBody());
-  auto func = func::FuncOp::create(builder, op->getLoc(), symbol,
-                                   builder.getFunctionType(argTypes, {}));
+  OpBuilder kb(op->getContext());
+  kb.setInsertionPointToEnd(kernels.getBody());
+  auto func = func::FuncOp::create(kb, op->getLoc(), symbol,
+                                   kb.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
+  kb.setInsertionPointToStart(body);
   IRMapping map;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, bufferization::ToTensorOp::create(
-                   builder, op->getLoc(), v.getType(), body->getArgument(i),
-                   /*restrict=*/true)
+    map.map(v, bufferization::ToTensorOp::create(kb, op->getLoc(),
+                                                 v.getType(),
+                                                 body->getArgument(i),
+                                                 /*restrict=*/true)
                    .getResult());
-  Operation *clone = builder.clone(*op, map);
+  Operation *clone = kb.clone(*op, map);
   for (OpResult result : clone->getResults()) {
     auto store = bufferization::MaterializeInDestinationOp::create(
-        builder, op->getLoc(), TypeRange{}, result,
+        kb, op->getLoc(), TypeRange{}, result,
         body->getArgument(op->getNumOperands() + result.getResultNumber()));
     store.setRestrict(true);
     store.setWritable(true);
   }
-  func::ReturnOp::create(builder, op->getLoc());
+  func::ReturnOp::create(kb, op->getLoc());
+  return symbol;
+}
 
-  format::Launch launch;
-  launch.kernel = index;
+LogicalResult Partitioner::lowerDispatch(Operation *op) {
+  SmallVector<DimEquality> equalities;
+  if (failed(collectDimEqualities(op, equalities)))
+    return failure();
+  SmallVector<Value> args;
   for (Value v : op->getOperands())
-    launch.args.push_back({views[v].buffer, views[v].shape});
-  for (auto [out, shape] : llvm::zip(outs, shapes))
-    launch.args.push_back({out, shape});
-  launch.workSize = shapes.front();
-  artifact.kernels.push_back({symbol, node, opType});
-  artifact.plan.push_back(std::move(launch));
-  for (auto [result, out, shape] : llvm::zip(op->getResults(), outs, shapes))
-    views[result] = View{out, shape};
+    args.push_back(values.lookup(v));
+  for (const DimEquality &eq : equalities)
+    if (failed(requireEqual(dimsOf(args[eq.lhs.operand])[eq.lhs.dim],
+                            dimsOf(args[eq.rhs.operand])[eq.rhs.dim], op, eq)))
+      return failure();
+
+  SmallVector<SmallVector<Value>> extents;
+  SmallVector<Value> resultDynamicDims;
+  for (OpResult result : op->getResults()) {
+    FailureOr<SmallVector<Value>> e = resultDims(op, result.getResultNumber());
+    if (failed(e))
+      return failure();
+    llvm::append_range(resultDynamicDims, dynamicOf(result.getType(), *e));
+    extents.push_back(std::move(*e));
+  }
+  std::string symbol = createKernel(op);
+  auto dispatch = plan::DispatchOp::create(
+      builder, op->getLoc(), op->getResultTypes(),
+      FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
+      resultDynamicDims);
+  for (auto [result, planResult, e] :
+       llvm::zip(op->getResults(), dispatch.getResults(), extents)) {
+    values.map(result, planResult);
+    dims[planResult] = std::move(e);
+  }
   return success();
 }
 
-LogicalResult Partitioner::addCopy(Value value, uint32_t &buffer) {
-  // An identity op in a kernel of its own copies `value` into a new buffer.
-  builder.setInsertionPointAfterValue(value);
-  auto copy = IdentityOp::create(builder, graph.getLoc(), value);
-  Value result = copy.getResult();
-  LogicalResult ok = addKernel(copy);
-  buffer = views[result].buffer;
-  copy.erase();
-  return ok;
+/// The tensor whose buffer `v` lives in: views share their source's.
+static Value bufferRoot(Value v) {
+  while (auto view = v.getDefiningOp<plan::ViewOp>())
+    v = view.getSource();
+  return v;
 }
 
-std::string Partitioner::freshSymbol(const std::string &base) {
-  std::string name = base;
-  for (int i = 1; usedSymbols.count(name); ++i)
-    name = base + "_" + std::to_string(i);
-  usedSymbols.insert(name);
-  return name;
-}
-
-FailureOr<Shape> Partitioner::addShapeRule(ReshapeOp op) {
-  // The runtime reads the shape from the host copy of an input.
-  uint32_t buffer = views[op.getShape()].buffer;
-  auto input = llvm::find_if(
-      artifact.inputs, [&](const auto &sig) { return sig.buffer == buffer; });
-  if (input == artifact.inputs.end())
-    return op.emitError() << describeLoc(op.getLoc())
-                          << ": the target shape must be a constant or a "
-                             "graph input";
-  std::string node, opType;
-  onnxNodeOf(op.getLoc(), node, opType);
-  if (node.empty())
-    node = "reshape";
-  format::ShapeFromInput rule;
-  rule.input = input - artifact.inputs.begin();
-  rule.source = views[op.getInput()].shape;
-  rule.allowZero = op.getAllowzero();
-  RankedTensorType type = op.getType();
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    rule.result.push_back(
-        type.isDynamicDim(d)
-            ? Dim{-1, freshSymbol(node + ".d" + std::to_string(d))}
-            : Dim{type.getDimSize(d), ""});
-  artifact.shapeRules.push_back(rule);
-  return rule.result;
-}
-
-LogicalResult Partitioner::run() {
-  auto symbols = graph->getAttrOfType<ArrayAttr>(kArgSymbolsAttr);
-  for (auto [i, arg] : llvm::enumerate(graph.getArguments())) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    auto argSymbols = cast<ArrayAttr>(symbols[i]);
-    Shape shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      StringRef s = cast<StringAttr>(argSymbols[d]).getValue();
-      shape.push_back(s.empty() ? Dim{type.getDimSize(d), ""}
-                                : Dim{-1, s.str()});
-      if (!s.empty())
-        usedSymbols.insert(s.str());
+LogicalResult Partitioner::lowerReturn(func::ReturnOp op) {
+  SmallVector<Value> results;
+  llvm::SmallPtrSet<Value, 8> returned;
+  for (Value v : op.getOperands()) {
+    Value planValue = values.lookup(v);
+    Value root = bufferRoot(planValue);
+    // An output owns its buffer: an input, a weight or a buffer returned
+    // already is copied by an identity kernel.
+    if (!root.getDefiningOp<plan::DispatchOp>() || returned.contains(root)) {
+      OpBuilder graphBuilder(op);
+      auto copy = IdentityOp::create(graphBuilder, graph.getLoc(), v);
+      LogicalResult ok = lowerDispatch(copy);
+      planValue = values.lookup(copy.getResult());
+      copy.erase();
+      if (failed(ok))
+        return failure();
+      root = planValue;
     }
-    uint32_t id = addBuffer(Buffer::Kind::Input, type, shape);
-    // The ONNX element type keeps the signedness MLIR integers lack.
-    if (auto dtype = graph.getArgAttrOfType<IntegerAttr>(i, "tessel.dtype"))
-      artifact.buffers[id].dtype = static_cast<format::DType>(dtype.getInt());
-    auto name = graph.getArgAttrOfType<StringAttr>(i, "tessel.name");
-    artifact.inputs.push_back(
-        {name.str(), artifact.buffers[id].dtype, shape, id});
-    views[arg] = View{id, shape};
+    returned.insert(root);
+    results.push_back(planValue);
   }
+  func::ReturnOp::create(builder, op.getLoc(), results);
+  return success();
+}
+
+LogicalResult Partitioner::run(ModuleOp planModule) {
+  builder.setInsertionPointToEnd(planModule.getBody());
+  plan = func::FuncOp::create(builder, graph.getLoc(), "main",
+                              graph.getFunctionType());
+  // The signature's names, ONNX dtypes and symbols travel along.
+  for (StringRef attr : {StringRef("tessel.output_names"),
+                         StringRef("tessel.output_dtypes"),
+                         StringRef(kArgSymbolsAttr)})
+    if (Attribute a = graph->getAttr(attr))
+      plan->setAttr(attr, a);
+  plan.setAllArgAttrs(graph.getAllArgAttrs());
+  Block *entry = plan.addEntryBlock();
+  for (auto [g, p] : llvm::zip(graph.getArguments(), entry->getArguments()))
+    values.map(g, p);
+  builder.setInsertionPointToStart(entry);
+
   for (Operation &op : graph.getBody().front()) {
     if (auto c = dyn_cast<ConstantOp>(op)) {
-      if (failed(addWeight(c)))
-        return failure();
+      auto weight =
+          plan::WeightOp::create(builder, c.getLoc(), c.getType(), c.getValue());
+      values.map(c.getResult(), weight.getResult());
     } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-      FailureOr<Shape> shape = r.getShape() ? addShapeRule(r) : shapeOf(r, 0);
-      if (failed(shape))
+      if (failed(lowerReshape(r)))
         return failure();
-      views[r.getResult()] = View{views[r.getInput()].buffer, *shape};
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      auto names = graph->getAttrOfType<ArrayAttr>("tessel.output_names");
-      auto dtypes = graph->getAttrOfType<ArrayAttr>("tessel.output_dtypes");
-      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-        uint32_t id = views[v].buffer;
-        Buffer &b = artifact.buffers[id];
-        if (b.kind != Buffer::Kind::Transient && failed(addCopy(v, id)))
-          return failure();
-        artifact.buffers[id].kind = Buffer::Kind::Output;
-        if (dtypes)
-          artifact.buffers[id].dtype =
-              static_cast<format::DType>(cast<IntegerAttr>(dtypes[i]).getInt());
-        artifact.outputs.push_back({cast<StringAttr>(names[i]).str(),
-                                    artifact.buffers[id].dtype, views[v].shape,
-                                    id});
-      }
-    } else if (failed(addKernel(&op))) {
+      if (failed(lowerReturn(ret)))
+        return failure();
+    } else if (failed(lowerDispatch(&op))) {
       return failure();
     }
   }
-  equalities.apply(artifact);
   return success();
 }
 
-LogicalResult tessel::partitionGraph(func::FuncOp graph, ModuleOp kernels,
-                                     format::Artifact &artifact) {
+LogicalResult tessel::partitionGraph(func::FuncOp graph, ModuleOp plan,
+                                     ModuleOp kernels) {
   graph.getContext()
-      ->loadDialect<bufferization::BufferizationDialect,
-                    memref::MemRefDialect>();
-  return Partitioner(graph, kernels, artifact).run();
-}
-
-LogicalResult tessel::expandStages(ModuleOp kernels,
-                                   format::Artifact &artifact) {
-  llvm::StringMap<SmallVector<func::FuncOp>> stagesOf;
-  for (auto func : kernels.getOps<func::FuncOp>())
-    if (auto of = func->getAttrOfType<StringAttr>("tessel.kernel_of"))
-      stagesOf[of.getValue()].push_back(func);
-
-  std::vector<format::Kernel> stageKernels;
-  std::vector<format::Launch> plan;
-  for (const format::Launch &launch : artifact.plan) {
-    const format::Kernel &kernel = artifact.kernels[launch.kernel];
-    auto &stages = stagesOf[kernel.symbol];
-    if (stages.empty())
-      continue; // a kernel with nothing to do (e.g. an empty copy)
-    // Workspaces: one Transient buffer each, shared by the kernel's stages.
-    std::vector<format::LaunchArg> args = launch.args;
-    auto workspaces =
-        stages.front()->getAttrOfType<ArrayAttr>("tessel.workspace_dims");
-    unsigned firstWorkspace =
-        stages.front().getNumArguments() - (workspaces ? workspaces.size() : 0);
-    for (auto [w, dimsAttr] : llvm::enumerate(
-             workspaces ? workspaces.getValue() : ArrayRef<Attribute>())) {
-      auto type = cast<MemRefType>(
-          stages.front().getArgumentTypes()[firstWorkspace + w]);
-      Shape shape;
-      for (auto [d, pair] : llvm::enumerate(cast<ArrayAttr>(dimsAttr))) {
-        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
-        shape.push_back(src[0] < 0 ? Dim{type.getDimSize(d), ""}
-                                   : args[src[0]].shape[src[1]]);
-      }
-      Buffer b;
-      b.kind = Buffer::Kind::Transient;
-      b.dtype = *dtypeOf(type.getElementType());
-      b.shape = shape;
-      artifact.buffers.push_back(b);
-      args.push_back({uint32_t(artifact.buffers.size() - 1), shape});
-    }
-    for (func::FuncOp stage : stages) {
-      if (stage.getNumArguments() != args.size())
-        return stage.emitError("stage has ")
-               << stage.getNumArguments() << " arguments, the plan "
-               << args.size();
-      format::Launch l;
-      l.kernel = stageKernels.size();
-      l.args = args;
-      // The stage's parallel iteration space: one GPU thread each.
-      for (Attribute pair :
-           stage->getAttrOfType<ArrayAttr>("tessel.work_dims")) {
-        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
-        l.workSize.push_back(src[0] < 0 ? Dim{src[1], ""}
-                                        : args[src[0]].shape[src[1]]);
-      }
-      stageKernels.push_back(
-          {stage.getSymName().str(), kernel.onnxNode, kernel.onnxOp});
-      plan.push_back(std::move(l));
-    }
-  }
-  artifact.kernels = std::move(stageKernels);
-  artifact.plan = std::move(plan);
-  return success();
+      ->loadDialect<bufferization::BufferizationDialect, memref::MemRefDialect,
+                    plan::PlanDialect, arith::ArithDialect>();
+  return Partitioner(graph, kernels).run(plan);
 }

@@ -1,8 +1,11 @@
-//===- Partition.h - Graph -> execution plan + kernel functions -*- C++ -*-===//
+//===- Partition.h - Graph -> plan IR + kernel functions --------*- C++ -*-===//
 //
-// Splits the graph function into the artifact's execution plan (buffers,
-// launches, signatures, weights) and a module of kernel functions, one per
-// compute op, in destination-passing style on memrefs (docs/design.md).
+// Partitioning lowers the graph function into the plan: a function of the
+// plan dialect (dispatches, views, host shape ops, run-time checks) and a
+// module of kernel functions, one per compute op, in destination-passing
+// style on memrefs (docs/design.md). serializePlan then writes the plan into
+// the artifact's model, and expandStages replaces each kernel's launch by
+// the launches of its stages once the kernels are lowered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,13 +19,18 @@
 
 namespace tessel {
 
-/// Fills `artifact`'s signatures, buffers, kernels, plan and weights from the
-/// graph function `graph`, and creates the kernel functions in `kernels`.
-/// Errors (e.g. a dim that cannot be named by a model symbol) are reported
+/// Creates the plan function `main` in `plan` from the graph function
+/// `graph`, and the kernel functions it dispatches in `kernels`. Errors
+/// (an op without a known contract, a dim no expression gives) are reported
 /// at the op's location.
 mlir::LogicalResult partitionGraph(mlir::func::FuncOp graph,
-                                   mlir::ModuleOp kernels,
-                                   format::Artifact &artifact);
+                                   mlir::ModuleOp plan,
+                                   mlir::ModuleOp kernels);
+
+/// Fills `artifact`'s signatures, buffers, kernels, launches, shape program
+/// and weights from the (canonicalized) plan function `plan`.
+mlir::LogicalResult serializePlan(mlir::func::FuncOp plan,
+                                  format::Artifact &artifact);
 
 /// After tessel-outline-stages: replaces each launch of a kernel by one
 /// launch per stage function (`tessel.kernel_of`), in order, adding its

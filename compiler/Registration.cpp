@@ -6,6 +6,7 @@
 #include "codegen/cpu/CpuBackend.h"
 #include "compiler/Targets.h"
 #include "dialects/Graph/TesselDialect.h"
+#include "dialects/Plan/PlanDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -14,7 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void tessel::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tessel::TesselDialect>();
+  registry.insert<tessel::TesselDialect, tessel::plan::PlanDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);

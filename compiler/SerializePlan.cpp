@@ -1,0 +1,457 @@
+//===- SerializePlan.cpp - Plan IR -> the artifact's model ----------------===//
+//
+// Writes the canonicalized plan function into the artifact:
+//   * arguments become Input buffers and signatures, their dynamic dims the
+//     symbols the graph named (`tessel.arg_symbols`);
+//   * each index value becomes a Dim: a constant, an input's symbol, or a
+//     symbol that an instruction of the shape program defines (arith ops on
+//     index, `plan.input_values`, `plan.reshape_dims`); `plan.assert_eq`
+//     becomes a CheckEq instruction;
+//   * `plan.weight` becomes a Weight buffer (its bytes appended, 64-byte
+//     aligned, to the weights section), `plan.dispatch` a kernel, a launch
+//     and one Transient buffer per result, `plan.view` the same buffer seen
+//     with another shape, and the returned values the Output buffers.
+// An op with no run-time form is an internal compiler error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Partition.h"
+
+#include "dialects/Graph/TesselDialect.h"
+#include "dialects/Plan/PlanDialect.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace tessel;
+using format::Buffer;
+using format::Dim;
+using format::Shape;
+using format::ShapeOp;
+
+namespace {
+
+class PlanSerializer {
+public:
+  PlanSerializer(func::FuncOp plan, format::Artifact &artifact)
+      : plan(plan), artifact(artifact) {}
+
+  LogicalResult run();
+
+private:
+  /// A tensor's buffer and the shape it is viewed with.
+  struct View {
+    uint32_t buffer;
+    Shape shape;
+  };
+
+  LogicalResult addInputs();
+  LogicalResult addWeight(plan::WeightOp op);
+  LogicalResult addDispatch(plan::DispatchOp op);
+  LogicalResult addOutputs(func::ReturnOp op);
+  /// Appends a shape instruction of `kind` for `op`, defining one fresh
+  /// symbol per result of `op`.
+  void addShapeOp(Operation *op, ShapeOp::Kind kind, ValueRange operands);
+  LogicalResult addArith(Operation *op);
+  FailureOr<Dim> dimOf(Value index, Operation *user);
+  FailureOr<Shape> shapeOf(Value tensor, Operation *user);
+  uint32_t addBuffer(Buffer::Kind kind, Type type, Shape shape);
+  std::string freshSymbol(const std::string &base);
+  LogicalResult unsupported(Operation *op) {
+    return op->emitError("internal compiler error: plan op '")
+           << op->getName() << "' has no run-time form";
+  }
+
+  func::FuncOp plan;
+  format::Artifact &artifact;
+  DenseMap<Value, View> views;
+  DenseMap<Value, Dim> dims;
+  DenseMap<Operation *, uint32_t> kernelOf; ///< kernel func -> its index
+  std::set<std::string> usedSymbols;
+};
+
+} // namespace
+
+static FailureOr<format::DType> dtypeOf(Type t) {
+  if (t.isF32())
+    return format::DType::F32;
+  if (t.isF64())
+    return format::DType::F64;
+  if (t.isF16())
+    return format::DType::F16;
+  if (t.isBF16())
+    return format::DType::BF16;
+  if (t.isInteger(1))
+    return format::DType::Bool;
+  if (t.isInteger(8))
+    return format::DType::I8;
+  if (t.isInteger(16))
+    return format::DType::I16;
+  if (t.isInteger(32))
+    return format::DType::I32;
+  if (t.isInteger(64))
+    return format::DType::I64;
+  return failure();
+}
+
+/// Whether ONNX dtype `onnx` describes elements of `type` (same width and
+/// kind; the ONNX type may add the signedness MLIR integers lack).
+static bool describes(format::DType onnx, format::DType type) {
+  auto isFloat = [](format::DType t) {
+    return t == format::DType::F32 || t == format::DType::F64 ||
+           t == format::DType::F16 || t == format::DType::BF16;
+  };
+  return format::dtypeSize(onnx) != 0 &&
+         format::dtypeSize(onnx) == format::dtypeSize(type) &&
+         isFloat(onnx) == isFloat(type) &&
+         (onnx == format::DType::Bool) == (type == format::DType::Bool) &&
+         (!isFloat(onnx) || onnx == type);
+}
+
+std::string PlanSerializer::freshSymbol(const std::string &base) {
+  std::string name = base;
+  for (int i = 1; usedSymbols.count(name); ++i)
+    name = base + "_" + std::to_string(i);
+  usedSymbols.insert(name);
+  return name;
+}
+
+uint32_t PlanSerializer::addBuffer(Buffer::Kind kind, Type type, Shape shape) {
+  Buffer b;
+  b.kind = kind;
+  b.dtype = *dtypeOf(cast<RankedTensorType>(type).getElementType());
+  b.shape = std::move(shape);
+  artifact.buffers.push_back(std::move(b));
+  return artifact.buffers.size() - 1;
+}
+
+FailureOr<Dim> PlanSerializer::dimOf(Value index, Operation *user) {
+  auto it = dims.find(index);
+  if (it != dims.end())
+    return it->second;
+  APInt c;
+  if (matchPattern(index, m_ConstantInt(&c)))
+    return dims[index] = Dim{c.getSExtValue(), ""};
+  return user->emitError("internal compiler error: an extent of this op is "
+                         "defined by no input and no shape instruction");
+}
+
+FailureOr<Shape> PlanSerializer::shapeOf(Value tensor, Operation *user) {
+  auto it = views.find(tensor);
+  if (it == views.end())
+    return user->emitError("internal compiler error: operand has no buffer");
+  return it->second.shape;
+}
+
+LogicalResult PlanSerializer::addInputs() {
+  auto symbols = plan->getAttrOfType<ArrayAttr>(kArgSymbolsAttr);
+  for (BlockArgument arg : plan.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    auto type = cast<RankedTensorType>(arg.getType());
+    if (failed(dtypeOf(type.getElementType())))
+      return plan.emitError() << "input " << i << " has unsupported type "
+                              << type;
+    auto argSymbols = symbols ? dyn_cast<ArrayAttr>(symbols[i]) : ArrayAttr();
+    Shape shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        shape.push_back(Dim{type.getDimSize(d), ""});
+        continue;
+      }
+      StringRef s = argSymbols ? cast<StringAttr>(argSymbols[d]).getValue()
+                               : StringRef();
+      if (s.empty())
+        return plan.emitError() << "input " << i << ": dynamic dim " << d
+                                << " has no symbol";
+      shape.push_back(Dim{-1, s.str()});
+      usedSymbols.insert(s.str());
+    }
+    uint32_t id = addBuffer(Buffer::Kind::Input, type, shape);
+    // The ONNX element type keeps the signedness MLIR integers lack.
+    if (auto dtype = plan.getArgAttrOfType<IntegerAttr>(i, "tessel.dtype")) {
+      auto onnx = static_cast<format::DType>(dtype.getInt());
+      if (!describes(onnx, artifact.buffers[id].dtype))
+        return plan.emitError() << "input " << i << ": ONNX dtype "
+                                << dtype.getInt() << " does not describe "
+                                << type.getElementType();
+      artifact.buffers[id].dtype = onnx;
+    }
+    auto name = plan.getArgAttrOfType<StringAttr>(i, "tessel.name");
+    artifact.inputs.push_back({name ? name.str() : "input" + std::to_string(i),
+                               artifact.buffers[id].dtype, shape, id});
+    views[arg] = View{id, shape};
+  }
+  // The dims the plan reads from the inputs.
+  plan.walk([&](plan::DimOp op) {
+    if (auto arg = dyn_cast<BlockArgument>(op.getSource()))
+      dims[op.getResult()] = views[arg].shape[op.getIndex()];
+  });
+  return success();
+}
+
+LogicalResult PlanSerializer::addWeight(plan::WeightOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense || failed(dtypeOf(type.getElementType())))
+    return op.emitError() << describeLoc(op.getLoc())
+                          << ": unsupported constant";
+  std::vector<uint8_t> &w = artifact.weights;
+  w.resize((w.size() + format::kWeightAlignment - 1) /
+           format::kWeightAlignment * format::kWeightAlignment);
+  uint64_t offset = w.size();
+  int64_t count = type.getNumElements();
+  if (type.getElementType().isInteger(1)) {
+    for (bool v : dense.getValues<bool>())
+      w.push_back(v ? 1 : 0);
+  } else {
+    unsigned bytes = type.getElementTypeBitWidth() / 8;
+    ArrayRef<char> raw = dense.getRawData();
+    w.resize(offset + count * bytes);
+    if (dense.isSplat())
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(&w[offset + i * bytes], raw.data(), bytes);
+    else
+      std::memcpy(&w[offset], raw.data(), count * bytes);
+  }
+  Shape shape;
+  for (int64_t d : type.getShape())
+    shape.push_back(Dim{d, ""});
+  uint32_t id = addBuffer(Buffer::Kind::Weight, type, shape);
+  artifact.buffers[id].weightOffset = offset;
+  artifact.buffers[id].weightSize = w.size() - offset;
+  views[op.getResult()] = View{id, shape};
+  return success();
+}
+
+LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
+  std::string node, opType;
+  onnxNodeOf(op.getLoc(), node, opType);
+  format::Launch launch;
+  launch.kernel = artifact.kernels.size();
+  artifact.kernels.push_back({op.getKernel().str(), node, opType});
+  for (Value arg : op.getArgs()) {
+    FailureOr<Shape> shape = shapeOf(arg, op);
+    if (failed(shape))
+      return failure();
+    launch.args.push_back({views[arg].buffer, *shape});
+  }
+  unsigned next = 0;
+  for (Value result : op.getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (failed(dtypeOf(type.getElementType())))
+      return op.emitError() << describeLoc(op.getLoc())
+                            << ": unsupported element type";
+    Shape shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        shape.push_back(Dim{type.getDimSize(d), ""});
+        continue;
+      }
+      FailureOr<Dim> dim = dimOf(op.getResultDims()[next++], op);
+      if (failed(dim))
+        return failure();
+      shape.push_back(*dim);
+    }
+    uint32_t id = addBuffer(Buffer::Kind::Transient, type, shape);
+    views[result] = View{id, shape};
+    launch.args.push_back({id, shape});
+  }
+  launch.workSize = views[op.getResults().front()].shape;
+  artifact.plan.push_back(std::move(launch));
+  return success();
+}
+
+void PlanSerializer::addShapeOp(Operation *op, ShapeOp::Kind kind,
+                                ValueRange operands) {
+  ShapeOp s;
+  s.kind = kind;
+  onnxNodeOf(op->getLoc(), s.onnxNode, s.onnxOp);
+  for (Value v : operands)
+    s.operands.push_back(dims.lookup(v));
+  std::string base = s.onnxNode.empty() ? std::string("s") : s.onnxNode;
+  for (OpResult r : op->getResults()) {
+    Dim d{-1, freshSymbol(base + ".d" + std::to_string(r.getResultNumber()))};
+    dims[r] = d;
+    s.results.push_back(d);
+  }
+  artifact.shapeProgram.push_back(std::move(s));
+}
+
+LogicalResult PlanSerializer::addArith(Operation *op) {
+  std::optional<ShapeOp::Kind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<ShapeOp::Kind>>(op)
+          .Case<arith::AddIOp>([](auto) { return ShapeOp::Kind::Add; })
+          .Case<arith::SubIOp>([](auto) { return ShapeOp::Kind::Sub; })
+          .Case<arith::MulIOp>([](auto) { return ShapeOp::Kind::Mul; })
+          .Case<arith::FloorDivSIOp>(
+              [](auto) { return ShapeOp::Kind::FloorDiv; })
+          .Case<arith::CeilDivSIOp>([](auto) { return ShapeOp::Kind::CeilDiv; })
+          .Case<arith::MinSIOp>([](auto) { return ShapeOp::Kind::Min; })
+          .Case<arith::MaxSIOp>([](auto) { return ShapeOp::Kind::Max; })
+          .Default([](auto) { return std::nullopt; });
+  if (!kind || !op->getResult(0).getType().isIndex())
+    return unsupported(op);
+  for (Value v : op->getOperands())
+    if (failed(dimOf(v, op)))
+      return failure();
+  addShapeOp(op, *kind, op->getOperands());
+  return success();
+}
+
+LogicalResult PlanSerializer::addOutputs(func::ReturnOp op) {
+  auto names = plan->getAttrOfType<ArrayAttr>("tessel.output_names");
+  auto dtypes = plan->getAttrOfType<ArrayAttr>("tessel.output_dtypes");
+  for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+    View view = views.lookup(v);
+    Buffer &b = artifact.buffers[view.buffer];
+    if (b.kind != Buffer::Kind::Transient)
+      return op.emitError("internal compiler error: output ")
+             << i << " does not own its buffer";
+    b.kind = Buffer::Kind::Output;
+    if (dtypes) {
+      auto onnx =
+          static_cast<format::DType>(cast<IntegerAttr>(dtypes[i]).getInt());
+      if (!describes(onnx, b.dtype))
+        return op.emitError() << "output " << i << ": ONNX dtype "
+                              << static_cast<uint32_t>(onnx)
+                              << " does not describe its "
+                              << format::dtypeName(b.dtype) << " elements";
+      b.dtype = onnx;
+    }
+    std::string name = names ? cast<StringAttr>(names[i]).str()
+                             : "output" + std::to_string(i);
+    artifact.outputs.push_back({name, b.dtype, view.shape, view.buffer});
+  }
+  return success();
+}
+
+LogicalResult PlanSerializer::run() {
+  if (failed(addInputs()))
+    return failure();
+  for (Operation &op : plan.getBody().front()) {
+    LogicalResult ok = success();
+    if (isa<arith::ConstantOp, plan::DimOp>(op))
+      continue; // extents folded into the shapes that use them
+    if (auto w = dyn_cast<plan::WeightOp>(op)) {
+      ok = addWeight(w);
+    } else if (auto d = dyn_cast<plan::DispatchOp>(op)) {
+      ok = addDispatch(d);
+    } else if (auto v = dyn_cast<plan::ViewOp>(op)) {
+      Shape s;
+      auto type = cast<RankedTensorType>(v.getType());
+      unsigned next = 0;
+      for (int64_t i = 0; i < type.getRank() && succeeded(ok); ++i) {
+        FailureOr<Dim> dim = type.isDynamicDim(i)
+                                 ? dimOf(v.getDims()[next++], v)
+                                 : FailureOr<Dim>(Dim{type.getDimSize(i), ""});
+        ok = failed(dim) ? failure() : success();
+        if (succeeded(ok))
+          s.push_back(*dim);
+      }
+      auto source = views.find(v.getSource());
+      if (succeeded(ok) && source == views.end())
+        ok = v.emitError("internal compiler error: view of no buffer");
+      if (succeeded(ok))
+        views[v.getResult()] = View{source->second.buffer, s};
+    } else if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
+      auto arg = cast<BlockArgument>(read.getInput());
+      addShapeOp(read, ShapeOp::Kind::InputValues, {});
+      artifact.shapeProgram.back().input = arg.getArgNumber();
+    } else if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
+      SmallVector<Value> operands(reshape.getSource());
+      llvm::append_range(operands, reshape.getValues());
+      for (Value v : operands)
+        if (failed(dimOf(v, reshape)))
+          return failure();
+      addShapeOp(reshape, ShapeOp::Kind::Reshape, operands);
+      artifact.shapeProgram.back().allowZero = reshape.getAllowzero();
+    } else if (auto check = dyn_cast<plan::AssertEqOp>(op)) {
+      if (failed(dimOf(check.getLhs(), check)) ||
+          failed(dimOf(check.getRhs(), check)))
+        return failure();
+      addShapeOp(check, ShapeOp::Kind::CheckEq,
+                 {check.getLhs(), check.getRhs()});
+      artifact.shapeProgram.back().message = check.getMessage().str();
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      ok = addOutputs(ret);
+    } else if (op.getDialect() &&
+               op.getDialect()->getNamespace() == "arith") {
+      ok = addArith(&op);
+    } else {
+      ok = unsupported(&op);
+    }
+    if (failed(ok))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult tessel::serializePlan(func::FuncOp plan,
+                                    format::Artifact &artifact) {
+  return PlanSerializer(plan, artifact).run();
+}
+
+LogicalResult tessel::expandStages(ModuleOp kernels,
+                                   format::Artifact &artifact) {
+  llvm::StringMap<SmallVector<func::FuncOp>> stagesOf;
+  for (auto func : kernels.getOps<func::FuncOp>())
+    if (auto of = func->getAttrOfType<StringAttr>("tessel.kernel_of"))
+      stagesOf[of.getValue()].push_back(func);
+
+  std::vector<format::Kernel> stageKernels;
+  std::vector<format::Launch> plan;
+  for (const format::Launch &launch : artifact.plan) {
+    const format::Kernel &kernel = artifact.kernels[launch.kernel];
+    auto &stages = stagesOf[kernel.symbol];
+    if (stages.empty())
+      continue; // a kernel with nothing to do (e.g. an empty copy)
+    // Workspaces: one Transient buffer each, shared by the kernel's stages.
+    std::vector<format::LaunchArg> args = launch.args;
+    auto workspaces =
+        stages.front()->getAttrOfType<ArrayAttr>("tessel.workspace_dims");
+    unsigned firstWorkspace =
+        stages.front().getNumArguments() - (workspaces ? workspaces.size() : 0);
+    for (auto [w, dimsAttr] : llvm::enumerate(
+             workspaces ? workspaces.getValue() : ArrayRef<Attribute>())) {
+      auto type = cast<MemRefType>(
+          stages.front().getArgumentTypes()[firstWorkspace + w]);
+      Shape shape;
+      for (auto [d, pair] : llvm::enumerate(cast<ArrayAttr>(dimsAttr))) {
+        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
+        shape.push_back(src[0] < 0 ? Dim{type.getDimSize(d), ""}
+                                   : args[src[0]].shape[src[1]]);
+      }
+      Buffer b;
+      b.kind = Buffer::Kind::Transient;
+      b.dtype = *dtypeOf(type.getElementType());
+      b.shape = shape;
+      artifact.buffers.push_back(b);
+      args.push_back({uint32_t(artifact.buffers.size() - 1), shape});
+    }
+    for (func::FuncOp stage : stages) {
+      if (stage.getNumArguments() != args.size())
+        return stage.emitError("stage has ")
+               << stage.getNumArguments() << " arguments, the plan "
+               << args.size();
+      format::Launch l;
+      l.kernel = stageKernels.size();
+      l.args = args;
+      // The stage's parallel iteration space: one GPU thread each.
+      for (Attribute pair :
+           stage->getAttrOfType<ArrayAttr>("tessel.work_dims")) {
+        ArrayRef<int64_t> src = cast<DenseI64ArrayAttr>(pair).asArrayRef();
+        l.workSize.push_back(src[0] < 0 ? Dim{src[1], ""}
+                                        : args[src[0]].shape[src[1]]);
+      }
+      stageKernels.push_back(
+          {stage.getSymName().str(), kernel.onnxNode, kernel.onnxOp});
+      plan.push_back(std::move(l));
+    }
+  }
+  artifact.kernels = std::move(stageKernels);
+  artifact.plan = std::move(plan);
+  return success();
+}

@@ -1,0 +1,259 @@
+//===- PlanOps.cpp - Plan dialect ops: verifiers, folders -----------------===//
+//
+// The folders make the plan's shape arithmetic static wherever it can be:
+// `plan.dim` resolves to the extent that defined it, views of views
+// collapse, and checks whose operands are known disappear.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Plan/PlanDialect.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace tessel::plan;
+
+#define GET_OP_CLASSES
+#include "dialects/Plan/PlanOps.cpp.inc"
+
+/// The number of dynamic dims of `types`, all ranked tensors.
+static int64_t dynamicDimCount(TypeRange types) {
+  int64_t n = 0;
+  for (Type t : types)
+    n += cast<RankedTensorType>(t).getNumDynamicDims();
+  return n;
+}
+
+/// The extent of dynamic dim `d` of `result`, one of `results`, whose
+/// dynamic dims are `dims` in order.
+static OpFoldResult dimOf(ResultRange results, ValueRange dims, Value result,
+                          int64_t d) {
+  unsigned next = 0;
+  for (Value r : results) {
+    auto type = cast<RankedTensorType>(r.getType());
+    if (r == result)
+      return dims[next + type.getDynamicDimIndex(d)];
+    next += type.getNumDynamicDims();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// DimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  auto type = cast<RankedTensorType>(getSource().getType());
+  int64_t index = getIndex();
+  if (index < 0 || index >= type.getRank())
+    return emitOpError("dim ") << getIndex() << " of a rank-"
+                               << type.getRank() << " tensor";
+  return success();
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  auto type = cast<RankedTensorType>(getSource().getType());
+  int64_t d = getIndex();
+  if (!type.isDynamicDim(d))
+    return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(d));
+  Operation *def = getSource().getDefiningOp();
+  if (auto dispatch = dyn_cast_or_null<DispatchOp>(def))
+    return dimOf(dispatch.getResults(), dispatch.getResultDims(), getSource(),
+                 d);
+  if (auto view = dyn_cast_or_null<ViewOp>(def))
+    return view.getDims()[type.getDynamicDimIndex(d)];
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// WeightOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value of type ")
+           << getValue().getType() << " for a result of type " << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DispatchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DispatchOp::verify() {
+  int64_t expected = dynamicDimCount(getResults().getTypes());
+  if (static_cast<int64_t>(getResultDims().size()) != expected)
+    return emitOpError("has ")
+           << getResultDims().size() << " result dims for " << expected
+           << " dynamic dims of its results";
+  if (getResults().empty())
+    return emitOpError("defines no tensor");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  auto from = cast<RankedTensorType>(getSource().getType());
+  auto to = cast<RankedTensorType>(getType());
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("changes the element type from ")
+           << from.getElementType() << " to " << to.getElementType();
+  if (static_cast<int64_t>(getDims().size()) != to.getNumDynamicDims())
+    return emitOpError("has ") << getDims().size() << " dims for "
+                               << to.getNumDynamicDims() << " dynamic dims";
+  if (from.hasStaticShape() && to.hasStaticShape() &&
+      from.getNumElements() != to.getNumElements())
+    return emitOpError("views ") << from.getNumElements() << " elements as "
+                                 << to.getNumElements();
+  return success();
+}
+
+OpFoldResult ViewOp::fold(FoldAdaptor) {
+  // A view of a view is a view of the first source.
+  if (auto inner = getSource().getDefiningOp<ViewOp>()) {
+    getSourceMutable().assign(inner.getSource());
+    return getResult();
+  }
+  // A view to the type and dims of its source is the source.
+  if (getSource().getType() != getType())
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  for (int64_t d = 0, k = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    auto dim = getDims()[k++].getDefiningOp<DimOp>();
+    if (!dim || dim.getSource() != getSource() || dim.getIndex() != d)
+      return {};
+  }
+  return getSource();
+}
+
+//===----------------------------------------------------------------------===//
+// InputValuesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult InputValuesOp::verify() {
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (type.getRank() > 1)
+    return emitOpError("reads a rank-") << type.getRank() << " tensor";
+  if (static_cast<int64_t>(getValues().size()) != type.getNumElements())
+    return emitOpError("has ") << getValues().size() << " results for "
+                               << type.getNumElements() << " elements";
+  if (!isa<BlockArgument>(getInput()))
+    return emitOpError("reads a tensor that is not a model input");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeDimsOp
+//===----------------------------------------------------------------------===//
+
+void ReshapeDimsOp::build(OpBuilder &builder, OperationState &state,
+                          ValueRange source, ValueRange values,
+                          bool allowzero) {
+  SmallVector<Type> types(values.size(), builder.getIndexType());
+  build(builder, state, types, source, values, allowzero);
+}
+
+LogicalResult ReshapeDimsOp::verify() {
+  if (getDims().size() != getValues().size())
+    return emitOpError("has ") << getDims().size() << " results for "
+                               << getValues().size() << " values";
+  return success();
+}
+
+std::optional<SmallVector<int64_t>> ReshapeDimsOp::constantDims() {
+  auto constants = [](ValueRange values) {
+    std::optional<SmallVector<int64_t>> out(SmallVector<int64_t>{});
+    for (Value v : values) {
+      APInt c;
+      if (!matchPattern(v, m_ConstantInt(&c)))
+        return std::optional<SmallVector<int64_t>>();
+      out->push_back(c.getSExtValue());
+    }
+    return out;
+  };
+  auto source = constants(getSource());
+  auto values = constants(getValues());
+  if (!source || !values)
+    return std::nullopt;
+  int64_t count = 1;
+  for (int64_t d : *source)
+    count *= d;
+  SmallVector<int64_t> dims = *values;
+  int64_t known = 1, inferred = -1;
+  bool zero = false;
+  for (auto [i, v] : llvm::enumerate(*values)) {
+    if (v == 0 && !getAllowzero()) {
+      if (i >= source->size())
+        return std::nullopt;
+      dims[i] = (*source)[i];
+    } else if (v == -1) {
+      if (inferred >= 0)
+        return std::nullopt;
+      inferred = i;
+      continue;
+    } else if (v < 0) {
+      return std::nullopt;
+    }
+    zero |= dims[i] == 0;
+    known *= dims[i];
+  }
+  if (inferred >= 0) {
+    if (zero || known == 0 || count % known != 0)
+      return std::nullopt;
+    dims[inferred] = count / known;
+  } else if (known != count) {
+    return std::nullopt;
+  }
+  return dims;
+}
+
+namespace {
+/// Replaces a reshape_dims whose operands are all constants (and valid) by
+/// the constants it computes.
+struct FoldConstantReshapeDims : OpRewritePattern<ReshapeDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<SmallVector<int64_t>> dims = op.constantDims();
+    if (!dims)
+      return rewriter.notifyMatchFailure(op, "operands not constant or invalid");
+    SmallVector<Value> values;
+    for (int64_t d : *dims)
+      values.push_back(
+          arith::ConstantIndexOp::create(rewriter, op.getLoc(), d));
+    rewriter.replaceOp(op, values);
+    return success();
+  }
+};
+
+/// Erases an assert_eq whose operands are the same value or equal constants.
+struct EraseTrivialAssertEq : OpRewritePattern<AssertEqOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AssertEqOp op,
+                                PatternRewriter &rewriter) const override {
+    APInt a, b;
+    if (op.getLhs() != op.getRhs() &&
+        !(matchPattern(op.getLhs(), m_ConstantInt(&a)) &&
+          matchPattern(op.getRhs(), m_ConstantInt(&b)) && a == b))
+      return rewriter.notifyMatchFailure(op, "not known to hold");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                MLIRContext *context) {
+  patterns.add<FoldConstantReshapeDims>(context);
+}
+
+void AssertEqOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                             MLIRContext *context) {
+  patterns.add<EraseTrivialAssertEq>(context);
+}

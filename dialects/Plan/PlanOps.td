@@ -1,0 +1,184 @@
+//===- PlanOps.td - The Tessel plan dialect ----------------*- tablegen -*-===//
+//
+// The plan dialect is the host program of a compiled model: what the
+// runtime does on every run, as IR. Values of tensor type are device
+// tensors (each lives in a buffer the runtime owns); values of index type
+// are extents computed on the host. Shape arithmetic is upstream `arith` on
+// `index`, so canonicalization folds everything static at compile time and
+// what is left runs in the runtime's shape program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PLAN_OPS
+#define TESSEL_PLAN_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Plan_Dialect : Dialect {
+  let name = "plan";
+  let cppNamespace = "::tessel::plan";
+  let summary = "Tessel's execution plan: dispatches, views and host shape ops";
+  let description = [{
+    A plan is a `func.func` whose arguments are the model's inputs and whose
+    results are its outputs. Tensors are immutable values; the serializer
+    assigns them buffers (a view shares its source's buffer). Every dynamic
+    dim of a tensor an op defines is an `index` operand of that op, so the
+    extent of any dim is always an SSA value: `plan.dim` folds to it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
+}
+
+class Plan_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Plan_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+def Plan_DimOp : Plan_Op<"dim", [Pure]> {
+  let summary = "One dim of a tensor, as an index";
+  let description = [{
+    Folds to the static extent, or to the index operand of the op that
+    defined the tensor. What is left reads a dim of a model input, which the
+    runtime binds from the input's shape.
+
+    ```mlir
+    %n = plan.dim %x[0] : tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, I64Attr:$index);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$source `[` $index `]` attr-dict `:` type($source)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
+  let summary = "A constant tensor, stored in the artifact's weights section";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Plan_DispatchOp : Plan_Op<"dispatch", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Runs a kernel: reads `args`, defines `results`";
+  let description = [{
+    One dispatch of the kernel function `kernel` (in the kernels module):
+    the kernel reads the argument tensors and writes one new tensor per
+    result. `result_dims` holds every dynamic dim of the results, in order.
+    The location names the ONNX node(s) the kernel implements.
+
+    ```mlir
+    %y = plan.dispatch @tessel_k0(%x, %w) dims(%n)
+        : (tensor<?x3xf32>, tensor<3x10xf32>) -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                   Variadic<AnyRankedTensor>:$args,
+                   Variadic<Index>:$result_dims);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $kernel `(` $args `)` (`dims` `(` $result_dims^ `)`)? attr-dict `:`
+    functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Plan_ViewOp : Plan_Op<"view", [Pure]> {
+  let summary = "The same elements with another shape (ONNX Reshape, Flatten)";
+  let description = [{
+    A view shares its source's buffer; `dims` are the dynamic dims of the
+    result. The element counts must agree; where they are not both static,
+    the producer adds the check (`plan.reshape_dims` or `plan.assert_eq`).
+
+    ```mlir
+    %v = plan.view %x dims(%n) : tensor<?x784xf32> -> tensor<?x28x28xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Variadic<Index>:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source (`dims` `(` $dims^ `)`)? attr-dict `:` type($source) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Host shape ops
+//===----------------------------------------------------------------------===//
+
+def Plan_InputValuesOp : Plan_Op<"input_values", [Pure]> {
+  let summary = "The elements of a model input, read on the host";
+  let description = [{
+    The runtime keeps a host copy of every input; this reads its elements
+    (an i64 tensor of static shape, one result per element) before any
+    buffer is sized. Only a model input (an argument of the plan function)
+    can be read this way.
+
+    ```mlir
+    %a, %b = plan.input_values %shape : tensor<2xi64> -> index, index
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I64]>:$input);
+  let results = (outs Variadic<Index>:$values);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($values)";
+  let hasVerifier = 1;
+}
+
+def Plan_ReshapeDimsOp : Plan_Op<"reshape_dims", [AttrSizedOperandSegments]> {
+  let summary = "The dims ONNX Reshape gives a shape, with its checks";
+  let description = [{
+    `values` are the target shape's entries: 0 copies the source dim at its
+    position (a literal 0 with `allowzero`), one -1 is inferred from the
+    element count, and the element counts must agree; a violation is a
+    run-time error naming the node. The op is not pure: its checks stay
+    even when its results are unused. It folds when every operand is a
+    constant (canonicalization then erases it).
+
+    ```mlir
+    %d0, %d1 = plan.reshape_dims (%n, %c3, %c4) to (%a, %b) : index, index
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$source, Variadic<Index>:$values,
+                   UnitAttr:$allowzero);
+  let results = (outs Variadic<Index>:$dims);
+  let assemblyFormat = [{
+    `(` $source `)` `to` `(` $values `)` attr-dict `:` type($dims)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The dims when every operand is a constant and they are valid.
+    std::optional<llvm::SmallVector<int64_t>> constantDims();
+  }];
+  let builders = [
+    OpBuilder<(ins "mlir::ValueRange":$source, "mlir::ValueRange":$values,
+                   "bool":$allowzero)>
+  ];
+}
+
+def Plan_AssertEqOp : Plan_Op<"assert_eq"> {
+  let summary = "A run-time check that two extents are equal";
+  let description = [{
+    The compiled code assumes `lhs == rhs` (dims an op broadcasts or
+    contracts together); the runtime checks it and reports `message` with
+    both values when it fails. Erased when the operands are the same value
+    or equal constants. Not pure: the check stays without users.
+
+    ```mlir
+    plan.assert_eq %n, %m, "Add: dim 0 of A and B"
+    ```
+  }];
+  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
+  let hasCanonicalizer = 1;
+}
+
+#endif // TESSEL_PLAN_OPS

@@ -1,0 +1,81 @@
+// Each verifier error of the plan dialect, one case per error.
+// RUN: tessel-opt %s --split-input-file --verify-diagnostics
+
+func.func @dim_out_of_range(%x: tensor<?x3xf32>) -> index {
+  // expected-error @+1 {{'plan.dim' op dim 2 of a rank-2 tensor}}
+  %d = plan.dim %x[2] : tensor<?x3xf32>
+  return %d : index
+}
+
+// -----
+
+func.func @weight_type_mismatch() -> tensor<2xf32> {
+  // expected-error @+1 {{'plan.weight' op value of type 'tensor<3xf32>' for a result of type 'tensor<2xf32>'}}
+  %w = plan.weight {value = dense<1.0> : tensor<3xf32>} : tensor<2xf32>
+  return %w : tensor<2xf32>
+}
+
+// -----
+
+func.func @dispatch_missing_dims(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'plan.dispatch' op has 0 result dims for 1 dynamic dims of its results}}
+  %y = plan.dispatch @k(%x) : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @view_changes_element_type(%x: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'plan.view' op changes the element type from 'f32' to 'i32'}}
+  %v = plan.view %x : tensor<4xf32> -> tensor<4xi32>
+  return %v : tensor<4xi32>
+}
+
+// -----
+
+func.func @view_wrong_count(%x: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'plan.view' op views 4 elements as 6}}
+  %v = plan.view %x : tensor<4xf32> -> tensor<2x3xf32>
+  return %v : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @view_missing_dims(%x: tensor<?xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{'plan.view' op has 0 dims for 1 dynamic dims}}
+  %v = plan.view %x : tensor<?xf32> -> tensor<?x2xf32>
+  return %v : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @input_values_count(%s: tensor<3xi64>) -> index {
+  // expected-error @+1 {{'plan.input_values' op has 2 results for 3 elements}}
+  %v:2 = plan.input_values %s : tensor<3xi64> -> index, index
+  return %v#0 : index
+}
+
+// -----
+
+func.func @input_values_of_a_dispatch(%x: tensor<2xi64>) -> index {
+  %y = plan.dispatch @k(%x) : (tensor<2xi64>) -> tensor<2xi64>
+  // expected-error @+1 {{'plan.input_values' op reads a tensor that is not a model input}}
+  %v:2 = plan.input_values %y : tensor<2xi64> -> index, index
+  return %v#0 : index
+}
+
+// -----
+
+func.func @input_values_rank(%s: tensor<1x2xi64>) -> index {
+  // expected-error @+1 {{'plan.input_values' op reads a rank-2 tensor}}
+  %v:2 = plan.input_values %s : tensor<1x2xi64> -> index, index
+  return %v#0 : index
+}
+
+// -----
+
+func.func @reshape_dims_count(%a: index, %b: index) -> index {
+  // expected-error @+1 {{'plan.reshape_dims' op has 1 results for 2 values}}
+  %d = plan.reshape_dims(%a) to(%a, %b) : index
+  return %d : index
+}

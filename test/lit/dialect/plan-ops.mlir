@@ -1,0 +1,49 @@
+// Every plan op parses, verifies and prints back in its custom form, and the
+// printed form (and the generic form) parses again to the same ops.
+// RUN: tessel-opt %s --split-input-file | tessel-opt --split-input-file | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --mlir-print-op-generic | tessel-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @dispatch_and_view
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x784xf32>)
+// CHECK:         %[[W:.+]] = plan.weight {value = dense<1.000000e+00> : tensor<784x10xf32>} : tensor<784x10xf32>
+// CHECK:         %[[N:.+]] = plan.dim %[[X]][0] : tensor<?x784xf32>
+// CHECK:         %[[Y:.+]] = plan.dispatch @k0(%[[X]], %[[W]]) dims(%[[N]]) : (tensor<?x784xf32>, tensor<784x10xf32>) -> tensor<?x10xf32>
+// CHECK:         %[[V:.+]] = plan.view %[[Y]] dims(%[[N]]) : tensor<?x10xf32> -> tensor<?x2x5xf32>
+// CHECK:         return %[[V]]
+func.func @dispatch_and_view(%x: tensor<?x784xf32>) -> tensor<?x2x5xf32> {
+  %w = plan.weight {value = dense<1.0> : tensor<784x10xf32>} : tensor<784x10xf32>
+  %n = plan.dim %x[0] : tensor<?x784xf32>
+  %y = plan.dispatch @k0(%x, %w) dims(%n) : (tensor<?x784xf32>, tensor<784x10xf32>) -> tensor<?x10xf32>
+  %v = plan.view %y dims(%n) : tensor<?x10xf32> -> tensor<?x2x5xf32>
+  return %v : tensor<?x2x5xf32>
+}
+
+// -----
+
+// A dispatch with several results and no dynamic dims.
+// CHECK-LABEL: func.func @several_results
+// CHECK:         %{{.+}}:2 = plan.dispatch @k1(%{{.+}}) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>)
+func.func @several_results(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %y, %m = plan.dispatch @k1(%x) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>)
+  return %m : tensor<3xf32>
+}
+
+// -----
+
+// Host shape ops: read an input's values, reshape with ONNX semantics, check.
+// CHECK-LABEL: func.func @host_shape_ops
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x3x4xf32>, %[[S:.+]]: tensor<2xi64>)
+// CHECK:         %[[V:.+]]:2 = plan.input_values %[[S]] : tensor<2xi64> -> index, index
+// CHECK:         %[[D:.+]]:2 = plan.reshape_dims(%{{.+}}, %{{.+}}, %{{.+}}) to(%[[V]]#0, %[[V]]#1) {allowzero} : index, index
+// CHECK:         plan.assert_eq %[[D]]#1, %{{.+}}, "dim 1 must be 12"
+func.func @host_shape_ops(%x: tensor<?x3x4xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c12 = arith.constant 12 : index
+  %n = plan.dim %x[0] : tensor<?x3x4xf32>
+  %v:2 = plan.input_values %s : tensor<2xi64> -> index, index
+  %d:2 = plan.reshape_dims(%n, %c3, %c4) to(%v#0, %v#1) {allowzero} : index, index
+  plan.assert_eq %d#1, %c12, "dim 1 must be 12"
+  %r = plan.view %x dims(%d#0, %d#1) : tensor<?x3x4xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
