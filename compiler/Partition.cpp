@@ -7,9 +7,10 @@
 //   * a Reshape becomes a `plan.view` of its operand; one whose target shape
 //     is a graph input reads it with `plan.input_values` and computes its
 //     dims with `plan.reshape_dims`;
-//   * every other op becomes a kernel function and a `plan.dispatch`, after
-//     a `plan.assert_eq` for each pair of operand dims the op requires to be
-//     equal (compiler/DimEqualities) that is not known to hold;
+//   * every other op becomes a kernel function and a `plan.dispatch`; its
+//     shape contract (dialects/Graph/ShapeContract.td) gives the extents of
+//     its results as index arithmetic, and each assumption of its kernel
+//     becomes a `plan.assert_eq` unless it is known to hold;
 //   * returned values are the plan's results; one that is an input, a
 //     weight, or a buffer returned already gets a copy dispatch.
 // Every dim of every tensor is an index value of the plan: a constant, a
@@ -18,8 +19,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Partition.h"
-
-#include "compiler/DimEqualities.h"
 
 #include "dialects/Graph/TesselDialect.h"
 #include "dialects/Plan/PlanDialect.h"
@@ -45,11 +44,12 @@ private:
   /// The extents of plan tensor `v`, one index value per dim.
   ArrayRef<Value> dimsOf(Value v);
   Value index(int64_t value, Location loc);
-  /// Requires `a` == `b` at run time (`plan.assert_eq`), unless known.
-  LogicalResult requireEqual(Value a, Value b, Operation *op,
-                             const DimEquality &which);
-  /// The dims of result `result` of graph op `op`.
-  FailureOr<SmallVector<Value>> resultDims(Operation *op, unsigned result);
+  /// Requires what `assumption` says at run time (`plan.assert_eq`),
+  /// unless it is known to hold; an assumption known to fail is an error.
+  LogicalResult require(const ShapeAssumption &assumption, Operation *op);
+  /// The extents of every result of graph op `op` from its shape contract,
+  /// after the checks of its assumptions.
+  FailureOr<SmallVector<SmallVector<Value>>> resultDims(Operation *op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDispatch(Operation *op);
   LogicalResult lowerReturn(func::ReturnOp op);
@@ -89,46 +89,45 @@ ArrayRef<Value> Partitioner::dimsOf(Value v) {
   return dims[v] = std::move(extents);
 }
 
-LogicalResult Partitioner::requireEqual(Value a, Value b, Operation *op,
-                                        const DimEquality &which) {
+LogicalResult Partitioner::require(const ShapeAssumption &assumption,
+                                   Operation *op) {
+  Value a = assumption.lhs, b = assumption.rhs;
   if (a == b)
     return success();
-  std::string what = "dim " + std::to_string(which.lhs.dim) + " of input " +
-                     std::to_string(which.lhs.operand) + " and dim " +
-                     std::to_string(which.rhs.dim) + " of input " +
-                     std::to_string(which.rhs.operand) + " must be equal";
   APInt x, y;
   if (matchPattern(a, m_ConstantInt(&x)) &&
       matchPattern(b, m_ConstantInt(&y))) {
     if (x == y)
       return success();
-    return op->emitError() << describeLoc(op->getLoc()) << ": " << what
-                           << ", but they are " << x.getSExtValue() << " and "
-                           << y.getSExtValue();
+    return op->emitError() << describeLoc(op->getLoc()) << ": "
+                           << assumption.what << ", but they are "
+                           << x.getSExtValue() << " and " << y.getSExtValue();
   }
   plan::AssertEqOp::create(builder, op->getLoc(), a, b,
-                           builder.getStringAttr(what));
+                           builder.getStringAttr(assumption.what));
   return success();
 }
 
-FailureOr<SmallVector<Value>> Partitioner::resultDims(Operation *op,
-                                                      unsigned result) {
-  auto type = cast<RankedTensorType>(op->getResult(result).getType());
-  SmallVector<Value> extents;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d)) {
-      extents.push_back(index(type.getDimSize(d), op->getLoc()));
-      continue;
-    }
-    auto source = dynamicDimSource(op, result, d);
-    if (!source)
-      return op->emitError() << describeLoc(op->getLoc()) << ": result dim "
-                             << d << " is dynamic and cannot be expressed "
-                             << "by a model symbol";
-    extents.push_back(dimsOf(values.lookup(
-        op->getOperand(source->first)))[source->second]);
-  }
-  return extents;
+FailureOr<SmallVector<SmallVector<Value>>>
+Partitioner::resultDims(Operation *op) {
+  auto contract = dyn_cast<ShapeContract>(op);
+  if (!contract)
+    return op->emitError() << describeLoc(op->getLoc()) << ": op '"
+                           << op->getName()
+                           << "' declares no shape contract, so it cannot be "
+                              "partitioned";
+  SmallVector<SmallVector<Value>> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(SmallVector<Value>(dimsOf(values.lookup(v))));
+  SmallVector<SmallVector<Value>> results;
+  SmallVector<ShapeAssumption> assumptions;
+  if (failed(contract.reifyShapeContract(builder, operands, results,
+                                         assumptions)))
+    return failure();
+  for (const ShapeAssumption &assumption : assumptions)
+    if (failed(require(assumption, op)))
+      return failure();
+  return results;
 }
 
 /// The dynamic dims among `extents` of a tensor of type `type`.
@@ -172,10 +171,10 @@ LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
       extents.push_back(dim);
     }
   } else {
-    FailureOr<SmallVector<Value>> e = resultDims(op, 0);
+    FailureOr<SmallVector<SmallVector<Value>>> e = resultDims(op);
     if (failed(e))
       return failure();
-    extents = std::move(*e);
+    extents = std::move(e->front());
   }
   auto view = plan::ViewOp::create(builder, op.getLoc(), op.getType(), source,
                                    dynamicOf(op.getType(), extents));
@@ -222,33 +221,21 @@ std::string Partitioner::createKernel(Operation *op) {
 }
 
 LogicalResult Partitioner::lowerDispatch(Operation *op) {
-  SmallVector<DimEquality> equalities;
-  if (failed(collectDimEqualities(op, equalities)))
+  FailureOr<SmallVector<SmallVector<Value>>> extents = resultDims(op);
+  if (failed(extents))
     return failure();
-  SmallVector<Value> args;
+  SmallVector<Value> args, resultDynamicDims;
   for (Value v : op->getOperands())
     args.push_back(values.lookup(v));
-  for (const DimEquality &eq : equalities)
-    if (failed(requireEqual(dimsOf(args[eq.lhs.operand])[eq.lhs.dim],
-                            dimsOf(args[eq.rhs.operand])[eq.rhs.dim], op, eq)))
-      return failure();
-
-  SmallVector<SmallVector<Value>> extents;
-  SmallVector<Value> resultDynamicDims;
-  for (OpResult result : op->getResults()) {
-    FailureOr<SmallVector<Value>> e = resultDims(op, result.getResultNumber());
-    if (failed(e))
-      return failure();
-    llvm::append_range(resultDynamicDims, dynamicOf(result.getType(), *e));
-    extents.push_back(std::move(*e));
-  }
+  for (auto [result, e] : llvm::zip(op->getResults(), *extents))
+    llvm::append_range(resultDynamicDims, dynamicOf(result.getType(), e));
   std::string symbol = createKernel(op);
   auto dispatch = plan::DispatchOp::create(
       builder, op->getLoc(), op->getResultTypes(),
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
       resultDynamicDims);
   for (auto [result, planResult, e] :
-       llvm::zip(op->getResults(), dispatch.getResults(), extents)) {
+       llvm::zip(op->getResults(), dispatch.getResults(), *extents)) {
     values.map(result, planResult);
     dims[planResult] = std::move(e);
   }

@@ -95,17 +95,36 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, int64_t resultRank,
 
 FailureOr<Value> lowering::emptyResult(OpBuilder &b, Operation *op,
                                        unsigned result) {
-  auto type = cast<RankedTensorType>(op->getResult(result).getType());
-  SmallVector<DimSource> sources(type.getRank(), DimSource{Value(), 0});
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d))
-      continue;
-    auto source = dynamicDimSource(op, result, d);
-    if (!source)
-      return failure();
-    sources[d] = {op->getOperand(source->first), source->second};
+  // The op's shape contract gives the extents from its operands' dims; the
+  // plan checks its assumptions before the kernel runs.
+  auto contract = dyn_cast<ShapeContract>(op);
+  if (!contract)
+    return failure();
+  Location loc = op->getLoc();
+  SmallVector<SmallVector<Value>> operands;
+  for (Value v : op->getOperands()) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dims.push_back(type.isDynamicDim(d)
+                         ? tensor::DimOp::create(b, loc, v, d).getResult()
+                         : arith::ConstantIndexOp::create(b, loc,
+                                                          type.getDimSize(d))
+                               .getResult());
+    operands.push_back(std::move(dims));
   }
-  return emptyTensor(b, op->getLoc(), type, sources);
+  SmallVector<SmallVector<Value>> results;
+  SmallVector<ShapeAssumption> assumptions;
+  if (failed(contract.reifyShapeContract(b, operands, results, assumptions)))
+    return failure();
+  auto type = cast<RankedTensorType>(op->getResult(result).getType());
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(results[result][d]);
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamic)
+      .getResult();
 }
 
 Value lowering::padSpatial(OpBuilder &b, Location loc, Value input,

@@ -77,9 +77,8 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, int64_t resultRank,
                              mlir::RankedTensorType operand,
                              mlir::RankedTensorType result);
 
-/// tensor.empty for result `result` of graph op `op`, its dynamic dims taken
-/// from the operand dims tessel::dynamicDimSource names; failure if a
-/// dynamic dim has none.
+/// tensor.empty for result `result` of graph op `op`, sized by the op's
+/// shape contract from its operands' dims; failure if the op has none.
 mlir::FailureOr<mlir::Value>
 emptyResult(mlir::OpBuilder &b, mlir::Operation *op, unsigned result = 0);
 

@@ -17,6 +17,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/Graph/ShapeContract.h"
 #include "dialects/Graph/TesselDialect.h.inc"
 
 #define GET_OP_CLASSES
@@ -48,12 +49,6 @@ std::string describeLoc(mlir::Location loc);
 /// Splits a location built by onnxNodeLoc into its node name and op type
 /// (either may come back empty).
 void onnxNodeOf(mlir::Location loc, std::string &node, std::string &opType);
-
-/// For a dynamic dim `resultDim` of result `result` of graph op `op`: the
-/// operand and operand dim whose extent it equals, or std::nullopt when it is
-/// no single operand dim (e.g. a reshape that merges a dynamic dim).
-std::optional<std::pair<unsigned, int64_t>>
-dynamicDimSource(mlir::Operation *op, unsigned result, int64_t resultDim);
 
 } // namespace tessel
 

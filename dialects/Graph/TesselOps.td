@@ -14,6 +14,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "dialects/Graph/ShapeContract.td"
 
 def Tessel_Dialect : Dialect {
   let name = "tessel";
@@ -28,8 +29,12 @@ def Tessel_Dialect : Dialect {
   let hasConstantMaterializer = 1;
 }
 
+// Every op declares its shape contract (ShapeContract.td): an op without
+// one does not build.
 class Tessel_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tessel_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+    : Op<Tessel_Dialect, mnemonic,
+         !listconcat(traits, [Pure,
+                              DeclareOpInterfaceMethods<Tessel_ShapeContract>])>;
 
 def Tessel_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Tessel_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;

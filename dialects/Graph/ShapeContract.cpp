@@ -1,0 +1,474 @@
+//===- ShapeContract.cpp - The shape contract of every graph op -----------===//
+//
+// For each op: its result extents as index arithmetic on its operands'
+// extents, and what its kernel assumes of them. Static result dims are
+// taken from the result type (the verifiers inferred them); the arithmetic
+// is built with createOrFold, so what is static folds on the spot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace tessel;
+
+#include "dialects/Graph/ShapeContract.cpp.inc"
+
+namespace {
+
+using Dims = SmallVector<Value>;
+
+/// Index arithmetic at one location, folding constants as it goes.
+class ShapeBuilder {
+public:
+  ShapeBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value constant(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value add(Value x, Value y) {
+    return b.createOrFold<arith::AddIOp>(loc, x, y);
+  }
+  Value sub(Value x, Value y) {
+    return b.createOrFold<arith::SubIOp>(loc, x, y);
+  }
+  Value mul(Value x, Value y) {
+    return b.createOrFold<arith::MulIOp>(loc, x, y);
+  }
+  Value floorDiv(Value x, Value y) {
+    return b.createOrFold<arith::FloorDivSIOp>(loc, x, y);
+  }
+  Value ceilDiv(Value x, Value y) {
+    return b.createOrFold<arith::CeilDivSIOp>(loc, x, y);
+  }
+  Value min(Value x, Value y) {
+    return b.createOrFold<arith::MinSIOp>(loc, x, y);
+  }
+  Value max(Value x, Value y) {
+    return b.createOrFold<arith::MaxSIOp>(loc, x, y);
+  }
+  Value product(ArrayRef<Value> values) {
+    Value p = constant(1);
+    for (Value v : values)
+      p = mul(p, v);
+    return p;
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool isStaticOne(RankedTensorType t, int64_t d) {
+  return !t.isDynamicDim(d) && t.getDimSize(d) == 1;
+}
+
+/// "dim 1 of input 0 and dim 0 of input 1 must be equal".
+std::string equalDims(unsigned a, int64_t da, unsigned b, int64_t db) {
+  return "dim " + std::to_string(da) + " of input " + std::to_string(a) +
+         " and dim " + std::to_string(db) + " of input " + std::to_string(b) +
+         " must be equal";
+}
+
+/// Replaces the entries of `dims` that `type` has static by constants.
+void useStaticDims(ShapeBuilder &s, RankedTensorType type, Dims &dims) {
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d))
+      dims[d] = s.constant(type.getDimSize(d));
+}
+
+/// numpy broadcasting of operands `which` into a result of type `result`:
+/// each result dim is the first aligned operand dim that is not a static 1,
+/// and every other such dim must equal it.
+Dims broadcast(ShapeBuilder &s, Operation *op, ArrayRef<unsigned> which,
+               ArrayRef<Dims> operands, RankedTensorType result,
+               SmallVectorImpl<ShapeAssumption> &assumptions) {
+  int64_t rank = result.getRank();
+  Dims dims(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    std::optional<std::pair<unsigned, int64_t>> first;
+    for (unsigned k : which) {
+      RankedTensorType t = typeOf(op->getOperand(k));
+      int64_t j = i - (rank - t.getRank());
+      if (j < 0 || isStaticOne(t, j))
+        continue;
+      if (!first) {
+        first = {k, j};
+        dims[i] = operands[k][j];
+      } else {
+        assumptions.push_back({operands[first->first][first->second],
+                               operands[k][j],
+                               equalDims(first->first, first->second, k, j)});
+      }
+    }
+    if (!dims[i])
+      dims[i] = s.constant(1);
+  }
+  useStaticDims(s, result, dims);
+  return dims;
+}
+
+/// The extent of a sliding window's output dim (Conv, pooling) with ONNX
+/// semantics, as windowOutputSize computes it for static extents; the
+/// window must fit the padded input.
+Value windowOutput(ShapeBuilder &s, Value in, Value kernel, int64_t stride,
+                   int64_t padBegin, int64_t padEnd, int64_t dilation,
+                   bool ceil, SmallVectorImpl<ShapeAssumption> &assumptions) {
+  Value span = s.add(s.mul(s.sub(kernel, s.constant(1)), s.constant(dilation)),
+                     s.constant(1));
+  Value room = s.sub(s.add(in, s.constant(padBegin + padEnd)), span);
+  assumptions.push_back({s.max(room, s.constant(0)), room,
+                         "the window must fit the padded input"});
+  Value strideV = s.constant(stride);
+  if (!ceil)
+    return s.add(s.floorDiv(room, strideV), s.constant(1));
+  // With ceil_mode, a last window must start inside the input or the begin
+  // pads: at most ceil((in + padBegin) / stride) windows.
+  Value out = s.add(s.ceilDiv(room, strideV), s.constant(1));
+  return s.min(out, s.ceilDiv(s.add(in, s.constant(padBegin)), strideV));
+}
+
+/// The shape of a sliding-window op: [N, channels, spatial...].
+Dims windowed(ShapeBuilder &s, RankedTensorType result, const Dims &input,
+              Value channels, ArrayRef<Value> kernel, ArrayRef<int64_t> strides,
+              ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, bool ceil,
+              SmallVectorImpl<ShapeAssumption> &assumptions) {
+  int64_t spatial = kernel.size();
+  Dims dims = {input[0], channels};
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (!result.isDynamicDim(2 + i)) {
+      dims.push_back(s.constant(result.getDimSize(2 + i)));
+      continue;
+    }
+    dims.push_back(windowOutput(s, input[2 + i], kernel[i], strides[i],
+                                pads[i], pads[spatial + i], dilations[i], ceil,
+                                assumptions));
+  }
+  useStaticDims(s, result, dims);
+  return dims;
+}
+
+template <typename PoolOp>
+LogicalResult poolContract(PoolOp op, OpBuilder &b, ArrayRef<Dims> operands,
+                           SmallVectorImpl<Dims> &results,
+                           SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, op.getLoc());
+  SmallVector<Value> kernel;
+  for (int64_t k : op.getKernelShape())
+    kernel.push_back(s.constant(k));
+  Dims dims = windowed(s, typeOf(op->getResult(0)), operands[0],
+                       operands[0][1], kernel, op.getStrides(), op.getPads(),
+                       op.getDilations(), op.getCeilMode(), assumptions);
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    results.push_back(dims);
+  return success();
+}
+
+/// Every result has the shape of operand 0.
+LogicalResult sameAsInput(Operation *op, OpBuilder &b, ArrayRef<Dims> operands,
+                          SmallVectorImpl<Dims> &results) {
+  ShapeBuilder s(b, op->getLoc());
+  Dims dims = operands[0];
+  useStaticDims(s, typeOf(op->getResult(0)), dims);
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    results.push_back(dims);
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Constants, elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
+                                             SmallVectorImpl<Dims> &results,
+                                             SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  Dims dims;
+  for (int64_t d : getType().getShape())
+    dims.push_back(s.constant(d));
+  results.push_back(dims);
+  return success();
+}
+
+#define SAME_AS_INPUT(Op)                                                      \
+  LogicalResult Op::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,  \
+                                       SmallVectorImpl<Dims> &results,         \
+                                       SmallVectorImpl<ShapeAssumption> &) {   \
+    return sameAsInput(*this, b, operands, results);                           \
+  }
+SAME_AS_INPUT(IdentityOp)
+SAME_AS_INPUT(ReluOp)
+SAME_AS_INPUT(SigmoidOp)
+SAME_AS_INPUT(TanhOp)
+SAME_AS_INPUT(SoftmaxOp)
+#undef SAME_AS_INPUT
+
+#define BROADCAST(Op)                                                          \
+  LogicalResult Op::reifyShapeContract(                                        \
+      OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,   \
+      SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
+    ShapeBuilder s(b, getLoc());                                               \
+    results.push_back(broadcast(s, *this, {0, 1}, operands, getType(),         \
+                                assumptions));                                 \
+    return success();                                                          \
+  }
+BROADCAST(AddOp)
+BROADCAST(SubOp)
+BROADCAST(MulOp)
+BROADCAST(DivOp)
+#undef BROADCAST
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MatMulOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                             SmallVectorImpl<Dims> &results,
+                             SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  RankedTensorType a = typeOf(getLhs()), bt = typeOf(getRhs());
+  const Dims &da = operands[0], &db = operands[1];
+  int64_t ra = a.getRank(), rb = bt.getRank();
+  // The contraction: A's last dim with B's second-to-last (a vector B's only
+  // dim).
+  int64_t kb = rb == 1 ? 0 : rb - 2;
+  assumptions.push_back({da[ra - 1], db[kb], equalDims(0, ra - 1, 1, kb)});
+  // The batch dims broadcast (numpy), then M (unless A is a vector) and N
+  // (unless B is one).
+  int64_t batchA = std::max<int64_t>(ra - 2, 0);
+  int64_t batchB = std::max<int64_t>(rb - 2, 0);
+  int64_t batch = std::max(batchA, batchB);
+  Dims dims;
+  for (int64_t i = 0; i < batch; ++i) {
+    Value first;
+    std::pair<unsigned, int64_t> firstAt;
+    for (auto [k, t, n] : {std::tuple{0u, a, batchA}, std::tuple{1u, bt, batchB}}) {
+      int64_t j = i - (batch - n);
+      if (j < 0 || isStaticOne(t, j))
+        continue;
+      if (!first) {
+        first = operands[k][j];
+        firstAt = {k, j};
+      } else {
+        assumptions.push_back({first, operands[k][j],
+                               equalDims(firstAt.first, firstAt.second, k, j)});
+      }
+    }
+    dims.push_back(first ? first : s.constant(1));
+  }
+  if (ra > 1)
+    dims.push_back(da[ra - 2]);
+  if (rb > 1)
+    dims.push_back(db[rb - 1]);
+  useStaticDims(s, getType(), dims);
+  results.push_back(dims);
+  return success();
+}
+
+LogicalResult
+GemmOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                           SmallVectorImpl<Dims> &results,
+                           SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  int64_t ka = getTransA() ? 0 : 1, kb = getTransB() ? 1 : 0;
+  int64_t ma = 1 - ka, nb = 1 - kb;
+  assumptions.push_back(
+      {operands[0][ka], operands[1][kb], equalDims(0, ka, 1, kb)});
+  // C broadcasts (unidirectionally) to the [M, N] result.
+  if (getC()) {
+    RankedTensorType c = typeOf(getC());
+    for (int64_t j = 0; j < c.getRank(); ++j) {
+      if (isStaticOne(c, j))
+        continue;
+      bool isN = j == c.getRank() - 1;
+      assumptions.push_back({isN ? operands[1][nb] : operands[0][ma],
+                             operands[2][j],
+                             isN ? equalDims(1, nb, 2, j)
+                                 : equalDims(0, ma, 2, j)});
+    }
+  }
+  Dims dims = {operands[0][ma], operands[1][nb]};
+  useStaticDims(s, getType(), dims);
+  results.push_back(dims);
+  return success();
+}
+
+LogicalResult
+ConvOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                           SmallVectorImpl<Dims> &results,
+                           SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  const Dims &in = operands[0], &w = operands[1];
+  // X's channels are W's channels per group times the group count.
+  assumptions.push_back({in[1], s.mul(w[1], s.constant(getGroup())),
+                         "dim 1 of input 0 must be dim 1 of input 1 times " +
+                             std::to_string(getGroup()) + " groups"});
+  // The bias has one value per filter.
+  if (getBias())
+    assumptions.push_back({w[0], operands[2][0], equalDims(1, 0, 2, 0)});
+  results.push_back(windowed(s, getType(), in, w[0], ArrayRef(w).drop_front(2),
+                             getStrides(), getPads(), getDilations(),
+                             /*ceil=*/false, assumptions));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling, normalization
+//===----------------------------------------------------------------------===//
+
+#define POOL(Op)                                                               \
+  LogicalResult Op::reifyShapeContract(                                        \
+      OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,   \
+      SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
+    return poolContract(*this, b, operands, results, assumptions);             \
+  }
+POOL(MaxPoolOp)
+POOL(MaxPoolWithIndicesOp)
+POOL(AveragePoolOp)
+#undef POOL
+
+LogicalResult GlobalAveragePoolOp::reifyShapeContract(
+    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  Dims dims = {operands[0][0], operands[0][1]};
+  for (size_t d = 2; d < operands[0].size(); ++d)
+    dims.push_back(s.constant(1));
+  useStaticDims(s, getType(), dims);
+  results.push_back(dims);
+  return success();
+}
+
+/// scale, bias, mean and variance have one value per channel (X's dim 1).
+static void perChannel(ArrayRef<Dims> operands,
+                       SmallVectorImpl<ShapeAssumption> &assumptions) {
+  for (unsigned i = 1; i < operands.size(); ++i)
+    assumptions.push_back({operands[0][1], operands[i][0],
+                           equalDims(0, 1, i, 0)});
+}
+
+LogicalResult
+BatchNormOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                                SmallVectorImpl<Dims> &results,
+                                SmallVectorImpl<ShapeAssumption> &assumptions) {
+  perChannel(operands, assumptions);
+  return sameAsInput(*this, b, operands, results);
+}
+
+LogicalResult BatchNormTrainingOp::reifyShapeContract(
+    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
+  perChannel(operands, assumptions);
+  ShapeBuilder s(b, getLoc());
+  Dims y = operands[0];
+  useStaticDims(s, typeOf(getResult()), y);
+  results.push_back(y);
+  // The running statistics: [C].
+  for (unsigned r = 1; r < getNumResults(); ++r) {
+    Dims c = {operands[0][1]};
+    useStaticDims(s, typeOf(getOperation()->getResult(r)), c);
+    results.push_back(c);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ReshapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                              SmallVectorImpl<Dims> &results,
+                              SmallVectorImpl<ShapeAssumption> &assumptions) {
+  // A target shape given at run time is read by the plan (host shape ops);
+  // its values are no function of the operands' extents.
+  if (getShape())
+    return emitOpError("has a run-time target shape: its extents are read "
+                       "from the shape operand's values");
+  ShapeBuilder s(b, getLoc());
+  RankedTensorType result = getType();
+  Dims dims(result.getRank());
+  int64_t staticOut = 1;
+  std::optional<int64_t> dynamicAt;
+  for (int64_t d = 0; d < result.getRank(); ++d) {
+    if (!result.isDynamicDim(d)) {
+      dims[d] = s.constant(result.getDimSize(d));
+      staticOut *= result.getDimSize(d);
+    } else if (dynamicAt) {
+      return emitOpError("has several dynamic result dims: their extents are "
+                         "not determined by the input's");
+    } else {
+      dynamicAt = d;
+    }
+  }
+  if (!dynamicAt) {
+    results.push_back(dims);
+    return success();
+  }
+  // The one dynamic dim takes the rest of the element count; the count must
+  // divide evenly.
+  RankedTensorType in = typeOf(getInput());
+  int64_t staticIn = 1;
+  SmallVector<Value> dynamicIn;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (in.isDynamicDim(d))
+      dynamicIn.push_back(operands[0][d]);
+    else
+      staticIn *= in.getDimSize(d);
+  }
+  Value dynamicCount = s.product(dynamicIn);
+  if (staticOut != 0 && staticIn % staticOut == 0) {
+    dims[*dynamicAt] = s.mul(dynamicCount, s.constant(staticIn / staticOut));
+  } else {
+    Value count = s.mul(dynamicCount, s.constant(staticIn));
+    Value extent = s.floorDiv(count, s.constant(std::max<int64_t>(staticOut, 1)));
+    assumptions.push_back({s.mul(extent, s.constant(staticOut)), count,
+                           "the element count of input 0 must be a multiple "
+                           "of " + std::to_string(staticOut)});
+    dims[*dynamicAt] = extent;
+  }
+  results.push_back(dims);
+  return success();
+}
+
+LogicalResult TransposeOp::reifyShapeContract(
+    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  Dims dims;
+  for (int64_t p : getPerm())
+    dims.push_back(operands[0][p]);
+  useStaticDims(s, typeOf(getResult()), dims);
+  results.push_back(dims);
+  return success();
+}
+
+LogicalResult
+ConcatOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                             SmallVectorImpl<Dims> &results,
+                             SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  int64_t axis = getAxis();
+  Dims dims = operands[0];
+  Value sum = s.constant(0);
+  for (auto [i, input] : llvm::enumerate(operands)) {
+    sum = s.add(sum, input[axis]);
+    if (i == 0)
+      continue;
+    for (int64_t d = 0; d < static_cast<int64_t>(input.size()); ++d)
+      if (d != axis)
+        assumptions.push_back({operands[0][d], input[d],
+                               equalDims(0, d, i, d)});
+  }
+  dims[axis] = sum;
+  useStaticDims(s, typeOf(getResult()), dims);
+  results.push_back(dims);
+  return success();
+}

@@ -1,0 +1,39 @@
+//===- ShapeContract.td - What a graph op declares about shapes -*- tablegen -*-===//
+//
+// The shape contract of a graph op: the extent of every result dim as an
+// expression of its operands' extents, and the assumptions about those
+// extents that its kernel relies on (dims it broadcasts or contracts
+// together are equal, a window fits its padded input). Partitioning builds
+// the plan's shape arithmetic and run-time checks from it, and the lowering
+// to linalg sizes results with it; an op without it cannot be compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_GRAPH_SHAPE_CONTRACT
+#define TESSEL_GRAPH_SHAPE_CONTRACT
+
+include "mlir/IR/OpBase.td"
+
+def Tessel_ShapeContract : OpInterface<"ShapeContract"> {
+  let cppNamespace = "::tessel";
+  let description = [{
+    Reifies an op's shapes with `arith` on `index` values: given the
+    extents of every operand dim (`operands[i][d]`, one index value each,
+    constants where static), appends the extents of every result dim to
+    `results` (one vector per result) and every assumption the op's kernel
+    makes to `assumptions`. Static result dims are constants. A dynamic dim
+    never broadcasts: where numpy rules would let a dynamic dim be 1, the
+    contract assumes it equals the dims it meets.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Appends the result extents and the assumptions of this op.",
+      "::mlir::LogicalResult", "reifyShapeContract",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::llvm::SmallVector<::mlir::Value>>":$operands,
+           "::llvm::SmallVectorImpl<::llvm::SmallVector<::mlir::Value>> &":$results,
+           "::llvm::SmallVectorImpl<::tessel::ShapeAssumption> &":$assumptions)>,
+  ];
+}
+
+#endif // TESSEL_GRAPH_SHAPE_CONTRACT
