@@ -77,17 +77,28 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   return Status::ok();
 }
 
-Status Session::bindShapeRules(SymbolBindings &bindings) const {
+Status Session::runShapeProgram(SymbolBindings &bindings) const {
   const format::Artifact &model = image->model();
-  for (const format::ShapeFromInput &rule : model.shapeRules) {
-    // validate() made the input int64 [rank]; setInput checked its shape.
-    const Input &in = inputs[rule.input];
-    std::vector<int64_t> values(rule.result.size());
+  std::vector<int64_t> values;
+  for (const format::ShapeOp &op : model.shapeProgram) {
+    if (op.kind != format::ShapeOp::Kind::InputValues) {
+      TESSEL_RETURN_IF_ERROR(bindings.evaluate(op));
+      continue;
+    }
+    // validate() made the input int64 of a static shape with one element
+    // per result, and setInput() checked the data against that shape.
+    const Input &in = inputs[op.input];
+    values.resize(op.results.size());
+    if (in.bytes != values.size() * sizeof(int64_t))
+      return invalidArtifact(
+          "shape op InputValues reads " + std::to_string(values.size()) +
+          " values of input '" + model.inputs[op.input].name + "', which has " +
+          std::to_string(in.bytes) + " bytes");
     if (!values.empty())
       std::memcpy(values.data(), in.data.data(),
                   values.size() * sizeof(int64_t));
     TESSEL_RETURN_IF_ERROR(
-        bindings.bindShapeRule(rule, model.inputs[rule.input].name, values));
+        bindings.evaluate(op, model.inputs[op.input].name, values));
   }
   return Status::ok();
 }
@@ -233,7 +244,7 @@ Status Session::run() {
                                 "' is not set");
   SymbolBindings bindings;
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
-  TESSEL_RETURN_IF_ERROR(bindShapeRules(bindings));
+  TESSEL_RETURN_IF_ERROR(runShapeProgram(bindings));
   TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
   std::vector<double> times;
   for (size_t i = 0; i < model.plan.size(); ++i) {
