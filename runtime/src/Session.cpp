@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <set>
 
 namespace tessel::runtime {
 
@@ -43,6 +44,29 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
         s->device->copyToDevice(s->weights, s->image->weights(), weightsSize));
     TESSEL_RETURN_IF_ERROR(s->device->synchronize());
   }
+  // The symbols the plan uses as extents: the shape program must not give
+  // them negative values (it may compute negative intermediates).
+  std::set<std::string> extents;
+  auto collect = [&](const format::Shape &shape) {
+    for (const format::Dim &d : shape)
+      if (d.isSymbolic())
+        extents.insert(d.symbol);
+  };
+  for (const Buffer &b : model.buffers)
+    collect(b.shape);
+  for (const format::Launch &l : model.plan) {
+    for (const format::LaunchArg &arg : l.args)
+      collect(arg.shape);
+    collect(l.workSize);
+  }
+  for (const format::TensorSignature &sig : model.outputs)
+    collect(sig.shape);
+  std::set<std::string> programResults;
+  for (const format::ShapeOp &op : model.shapeProgram)
+    for (const format::Dim &d : op.results)
+      if (d.isSymbolic() && extents.count(d.symbol))
+        programResults.insert(d.symbol);
+  s->extentSymbols.assign(programResults.begin(), programResults.end());
   s->inputs.resize(model.inputs.size());
   s->outputs.resize(model.outputs.size());
   s->buffers.resize(model.buffers.size());
@@ -100,6 +124,10 @@ Status Session::runShapeProgram(SymbolBindings &bindings) const {
     TESSEL_RETURN_IF_ERROR(
         bindings.evaluate(op, model.inputs[op.input].name, values));
   }
+  // Before any kernel runs: the extents it computed are extents.
+  std::vector<int64_t> dims;
+  for (const std::string &symbol : extentSymbols)
+    TESSEL_RETURN_IF_ERROR(bindings.resolve({{-1, symbol}}, dims));
   return Status::ok();
 }
 

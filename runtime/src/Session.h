@@ -98,6 +98,9 @@ private:
   std::unique_ptr<Executable> executable;
   void *weights = nullptr; ///< the weights section on the device
   bool ownsWeights = false;
+  /// Results of the shape program that the plan uses as extents (checked
+  /// to be >= 0 after the program, before any launch).
+  std::vector<std::string> extentSymbols;
   std::vector<Input> inputs;
   std::vector<DeviceBuffer> buffers;
   std::vector<Output> outputs;

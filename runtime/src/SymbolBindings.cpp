@@ -353,7 +353,9 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
   }
 
   default: {
-    if (operands.size() != 2 || op.results.size() != 1)
+    // The binary arithmetic kinds are 0..7 (validate() rejects the rest).
+    if (static_cast<uint32_t>(op.kind) > static_cast<uint32_t>(Kind::Max) ||
+        operands.size() != 2 || op.results.size() != 1)
       break;
     int64_t result;
     std::string why;
