@@ -230,8 +230,7 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
   if (crc32(manifestData, manifest->size) !=
       readU32(data + header::kManifestCrcAt))
     return error = "corrupt manifest (CRC mismatch)", false;
-  if (!decodeManifest(manifestData, manifest->size,
-                      /*allowTrailing=*/minor > kFormatVersionMinor, a, error))
+  if (!decodeManifest(manifestData, manifest->size, a, error))
     return false;
 
   a.weightsFileOffset = weights->offset;

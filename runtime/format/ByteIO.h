@@ -105,6 +105,13 @@ public:
     pos += n;
     return true;
   }
+  /// Skips `n` bytes; fails (consuming nothing) if they are not there.
+  bool skip(uint64_t n) {
+    if (remaining() < n)
+      return false;
+    pos += n;
+    return true;
+  }
   /// Reads a u32 element count; fails when `count * minElementBytes` could
   /// not fit in the bytes left, so that garbage never triggers a huge
   /// allocation.

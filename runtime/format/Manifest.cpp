@@ -1,11 +1,23 @@
 //===- Manifest.cpp - Binary encoding of the artifact's manifest ----------===//
 //
-// Encoder and bounds-checked decoder of the manifest. The field order is:
+// Encoder and bounds-checked decoder of the manifest: a sequence of tagged
+// fields, each
 //
-//   string producer, string modelName,
-//   list<Signature> inputs, list<Signature> outputs,
-//   list<Buffer> buffers, list<Kernel> kernels, list<Launch> plan,
-//   list<ShapeRule> shapeRules, list<string> cpuFeatures
+//   u32 tag, u64 byteLength, payload (byteLength bytes)
+//
+// Bit 31 of a tag (kRequired) marks a field a reader must understand; the
+// low 31 bits name it:
+//
+//   tag         field         payload
+//   1           producer      string
+//   2           modelName     string
+//   3 | req     inputs        list<Signature>
+//   4 | req     outputs       list<Signature>
+//   5 | req     buffers       list<Buffer>
+//   6 | req     kernels       list<Kernel>
+//   7 | req     plan          list<Launch>
+//   8 | req     shapeProgram  list<ShapeOp>
+//   9 | req     cpuFeatures   list<string>
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -13,8 +25,20 @@
 //   Kernel    = string symbol, string onnxNode, string onnxOp
 //   Launch    = u32 kernel, list<(u32 buffer, Shape shape)> args,
 //               Shape workSize
-//   ShapeRule = u32 input, Shape source, u8 allowZero (0 or 1), Shape result
+//   ShapeOp   = u32 kind, Shape operands, Shape results, u32 input,
+//               u8 allowZero (0 or 1), string onnxNode, string onnxOp,
+//               string message
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
+//   list<T>   = u32 count, T...;  string = u32 byteLength, bytes
+//
+// How the format grows: a later minor version adds a field under a new tag.
+// A reader skips a field it does not know unless its tag has kRequired set;
+// then it rejects the artifact ("... the artifact needs a newer runtime").
+// A writer marks a new field required exactly when ignoring it would make
+// the runtime compute something wrong. Each known payload must be consumed
+// exactly, a field may appear once, and every required field this reader
+// knows must be present. The writer emits the fields in tag order; the
+// reader accepts any order.
 //
 // The decoder names the element it was reading when the bytes run out.
 //
@@ -24,12 +48,46 @@
 
 #include "format/ByteIO.h"
 
+#include <cstdio>
+
 namespace tessel::format {
 
 namespace {
 
 constexpr uint8_t kStaticDim = 0;
 constexpr uint8_t kSymbolicDim = 1;
+
+/// Bit 31 of a tag: a reader that does not know the field must reject it.
+constexpr uint32_t kRequired = 0x80000000u;
+
+/// The fields of format 3.0 (the low 31 bits of their tags).
+enum Field : uint32_t {
+  kProducer = 1,
+  kModelName = 2,
+  kInputs = 3,
+  kOutputs = 4,
+  kBuffers = 5,
+  kKernels = 6,
+  kPlan = 7,
+  kShapeProgram = 8,
+  kCpuFeatures = 9,
+  kNumFields,
+};
+
+const char *fieldName(uint32_t id) {
+  static const char *const names[] = {
+      "",        "producer", "modelName", "inputs",       "outputs",
+      "buffers", "kernels",  "plan",      "shapeProgram", "cpuFeatures"};
+  return id < kNumFields ? names[id] : "unknown";
+}
+
+bool isRequired(uint32_t id) { return id >= kInputs && id < kNumFields; }
+
+std::string hexTag(uint32_t tag) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%08x", tag);
+  return buf;
+}
 
 //===----------------------------------------------------------------------===//
 // Encoder
@@ -58,6 +116,16 @@ void writeSignatures(ByteWriter &w, const std::vector<TensorSignature> &sigs) {
   }
 }
 
+/// Writes one field: its tag, a length patched in afterwards, the payload.
+template <typename F> void writeField(ByteWriter &w, uint32_t id, F &&payload) {
+  w.u32(isRequired(id) ? id | kRequired : id);
+  size_t lengthAt = w.size();
+  w.u64(0);
+  size_t begin = w.size();
+  payload();
+  w.patchU64(lengthAt, static_cast<uint64_t>(w.size() - begin));
+}
+
 //===----------------------------------------------------------------------===//
 // Decoder
 //===----------------------------------------------------------------------===//
@@ -65,30 +133,98 @@ void writeSignatures(ByteWriter &w, const std::vector<TensorSignature> &sigs) {
 /// Reads the manifest; `where` names the element being read for errors.
 class Decoder {
 public:
-  Decoder(const uint8_t *data, uint64_t size) : r(data, size) {}
+  Decoder(const uint8_t *data, uint64_t size) : data(data), r(data, size) {}
 
-  bool decode(Artifact &a, bool allowTrailing) {
-    where = "the producer";
-    if (!str(a.producer))
-      return false;
-    where = "the model name";
-    if (!str(a.modelName))
-      return false;
-    if (!signatures(a.inputs, "input") || !signatures(a.outputs, "output") ||
-        !buffers(a.buffers) || !kernels(a.kernels) || !plan(a.plan) ||
-        !shapeRules(a.shapeRules) || !cpuFeatures(a.cpuFeatures))
-      return false;
-    if (!r.atEnd() && !allowTrailing) {
-      error = "manifest has " + std::to_string(r.remaining()) +
-              " unexpected trailing bytes";
-      return false;
+  bool decode(Artifact &a) {
+    bool seen[kNumFields] = {};
+    for (uint32_t index = 0; !r.atEnd(); ++index) {
+      uint32_t tag = 0;
+      uint64_t length = 0;
+      where = "the header of field " + std::to_string(index);
+      if (!u32(tag) || !u64(length))
+        return false;
+      uint32_t id = tag & ~kRequired;
+      if (length > r.remaining()) {
+        error = "manifest is truncated or corrupt (field " + hexTag(tag) +
+                " has " + std::to_string(length) + " bytes, but only " +
+                std::to_string(r.remaining()) + " are left)";
+        return false;
+      }
+      uint64_t begin = r.offset();
+      if (id == 0 || id >= kNumFields) {
+        if (tag & kRequired) {
+          error = "manifest field " + hexTag(tag) +
+                  " is required but unknown to this runtime (format " +
+                  std::to_string(kFormatVersionMajor) + "." +
+                  std::to_string(kFormatVersionMinor) +
+                  "): the artifact needs a newer runtime";
+          return false;
+        }
+        r.skip(length); // an optional field of a newer minor version
+        continue;
+      }
+      std::string name = std::string("field ") + std::to_string(id) + " (" +
+                         fieldName(id) + ")";
+      if (seen[id]) {
+        error = "manifest " + name + " appears more than once";
+        return false;
+      }
+      seen[id] = true;
+      // The payload is read from its own bounded reader so that it can
+      // neither run into the next field nor stop short of its end.
+      ByteReader outer = r;
+      r = ByteReader(data + begin, length);
+      bool ok = field(id, a);
+      bool exact = r.atEnd();
+      uint64_t left = r.remaining();
+      r = outer;
+      if (!ok)
+        return false;
+      if (!exact) {
+        error = "manifest " + name + " has " + std::to_string(left) +
+                " unexpected trailing bytes";
+        return false;
+      }
+      r.skip(length);
     }
+    for (uint32_t id = 1; id < kNumFields; ++id)
+      if (isRequired(id) && !seen[id]) {
+        error = "manifest lacks the required field " + std::to_string(id) +
+                " (" + fieldName(id) + ")";
+        return false;
+      }
     return true;
   }
 
   std::string error;
 
 private:
+  bool field(uint32_t id, Artifact &a) {
+    switch (id) {
+    case kProducer:
+      where = "the producer";
+      return str(a.producer);
+    case kModelName:
+      where = "the model name";
+      return str(a.modelName);
+    case kInputs:
+      return signatures(a.inputs, "input");
+    case kOutputs:
+      return signatures(a.outputs, "output");
+    case kBuffers:
+      return buffers(a.buffers);
+    case kKernels:
+      return kernels(a.kernels);
+    case kPlan:
+      return plan(a.plan);
+    case kShapeProgram:
+      return shapeProgram(a.shapeProgram);
+    case kCpuFeatures:
+      return cpuFeatures(a.cpuFeatures);
+    }
+    return true;
+  }
+
   bool truncated() {
     error = "manifest is truncated or corrupt (reading " + where + ")";
     return false;
@@ -202,25 +338,26 @@ private:
     return true;
   }
 
-  bool shapeRules(std::vector<ShapeFromInput> &rules) {
+  bool shapeProgram(std::vector<ShapeOp> &ops) {
     uint32_t n = 0;
-    where = "the shape rules";
-    if (!count(n, /*minBytes=*/13))
+    where = "the shape program";
+    if (!count(n, /*minBytes=*/29))
       return false;
-    rules.resize(n);
+    ops.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      where = "shape rule " + std::to_string(i);
-      ShapeFromInput &rule = rules[i];
+      where = "shape op " + std::to_string(i);
+      ShapeOp &op = ops[i];
       uint8_t allowZero = 0;
-      if (!u32(rule.input) || !shape(rule.source) || !u8(allowZero) ||
-          !shape(rule.result))
+      if (!enumValue(op.kind) || !shape(op.operands) || !shape(op.results) ||
+          !u32(op.input) || !u8(allowZero) || !str(op.onnxNode) ||
+          !str(op.onnxOp) || !str(op.message))
         return false;
       if (allowZero > 1) {
         error = "manifest: invalid allowZero flag " +
                 std::to_string(allowZero) + " in " + where;
         return false;
       }
-      rule.allowZero = allowZero != 0;
+      op.allowZero = allowZero != 0;
     }
     return true;
   }
@@ -237,6 +374,7 @@ private:
     return true;
   }
 
+  const uint8_t *data;
   ByteReader r;
   std::string where;
 };
@@ -245,50 +383,64 @@ private:
 
 void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
   ByteWriter w(out);
-  w.string(a.producer);
-  w.string(a.modelName);
-  writeSignatures(w, a.inputs);
-  writeSignatures(w, a.outputs);
-  w.u32(static_cast<uint32_t>(a.buffers.size()));
-  for (const Buffer &b : a.buffers) {
-    w.u32(static_cast<uint32_t>(b.kind));
-    w.u32(static_cast<uint32_t>(b.dtype));
-    writeShape(w, b.shape);
-    w.u64(b.weightOffset);
-    w.u64(b.weightSize);
-  }
-  w.u32(static_cast<uint32_t>(a.kernels.size()));
-  for (const Kernel &k : a.kernels) {
-    w.string(k.symbol);
-    w.string(k.onnxNode);
-    w.string(k.onnxOp);
-  }
-  w.u32(static_cast<uint32_t>(a.plan.size()));
-  for (const Launch &l : a.plan) {
-    w.u32(l.kernel);
-    w.u32(static_cast<uint32_t>(l.args.size()));
-    for (const LaunchArg &arg : l.args) {
-      w.u32(arg.buffer);
-      writeShape(w, arg.shape);
+  writeField(w, kProducer, [&] { w.string(a.producer); });
+  writeField(w, kModelName, [&] { w.string(a.modelName); });
+  writeField(w, kInputs, [&] { writeSignatures(w, a.inputs); });
+  writeField(w, kOutputs, [&] { writeSignatures(w, a.outputs); });
+  writeField(w, kBuffers, [&] {
+    w.u32(static_cast<uint32_t>(a.buffers.size()));
+    for (const Buffer &b : a.buffers) {
+      w.u32(static_cast<uint32_t>(b.kind));
+      w.u32(static_cast<uint32_t>(b.dtype));
+      writeShape(w, b.shape);
+      w.u64(b.weightOffset);
+      w.u64(b.weightSize);
     }
-    writeShape(w, l.workSize);
-  }
-  w.u32(static_cast<uint32_t>(a.shapeRules.size()));
-  for (const ShapeFromInput &rule : a.shapeRules) {
-    w.u32(rule.input);
-    writeShape(w, rule.source);
-    w.u8(rule.allowZero ? 1 : 0);
-    writeShape(w, rule.result);
-  }
-  w.u32(static_cast<uint32_t>(a.cpuFeatures.size()));
-  for (const std::string &feature : a.cpuFeatures)
-    w.string(feature);
+  });
+  writeField(w, kKernels, [&] {
+    w.u32(static_cast<uint32_t>(a.kernels.size()));
+    for (const Kernel &k : a.kernels) {
+      w.string(k.symbol);
+      w.string(k.onnxNode);
+      w.string(k.onnxOp);
+    }
+  });
+  writeField(w, kPlan, [&] {
+    w.u32(static_cast<uint32_t>(a.plan.size()));
+    for (const Launch &l : a.plan) {
+      w.u32(l.kernel);
+      w.u32(static_cast<uint32_t>(l.args.size()));
+      for (const LaunchArg &arg : l.args) {
+        w.u32(arg.buffer);
+        writeShape(w, arg.shape);
+      }
+      writeShape(w, l.workSize);
+    }
+  });
+  writeField(w, kShapeProgram, [&] {
+    w.u32(static_cast<uint32_t>(a.shapeProgram.size()));
+    for (const ShapeOp &op : a.shapeProgram) {
+      w.u32(static_cast<uint32_t>(op.kind));
+      writeShape(w, op.operands);
+      writeShape(w, op.results);
+      w.u32(op.input);
+      w.u8(op.allowZero ? 1 : 0);
+      w.string(op.onnxNode);
+      w.string(op.onnxOp);
+      w.string(op.message);
+    }
+  });
+  writeField(w, kCpuFeatures, [&] {
+    w.u32(static_cast<uint32_t>(a.cpuFeatures.size()));
+    for (const std::string &feature : a.cpuFeatures)
+      w.string(feature);
+  });
 }
 
-bool decodeManifest(const uint8_t *data, uint64_t size, bool allowTrailing,
-                    Artifact &artifact, std::string &error) {
+bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
+                    std::string &error) {
   Decoder d(data, size);
-  if (d.decode(artifact, allowTrailing))
+  if (d.decode(artifact))
     return true;
   error = d.error;
   return false;

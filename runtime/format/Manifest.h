@@ -1,10 +1,11 @@
 //===- Manifest.h - Binary encoding of the artifact's manifest -*- C++ -*-===//
 //
 // The manifest section holds everything but the weights and the binaries:
-// producer, model name, signatures, buffers, kernels, the plan and the
-// shape rules. It is a sequence of little-endian fields; strings and lists
-// are prefixed with a u32 length. Newer minor versions may append fields at
-// the end.
+// producer, model name, signatures, buffers, kernels, the plan, the shape
+// program and the CPU features. It is a sequence of tagged fields (u32 tag,
+// u64 byte length, payload; see Manifest.cpp): a newer minor version adds
+// fields under new tags, which an older reader skips unless the tag marks
+// them required.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +20,12 @@ namespace tessel::format {
 void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 
 /// Decodes the manifest in `size` bytes at `data` into the model fields of
-/// `artifact` (signatures, buffers, kernels, plan, shape rules, names).
-/// Trailing bytes are an error unless `allowTrailing` (a file of a newer
-/// minor version). Checks the encoding only; validate() checks what it means.
-bool decodeManifest(const uint8_t *data, uint64_t size, bool allowTrailing,
-                    Artifact &artifact, std::string &error);
+/// `artifact` (signatures, buffers, kernels, plan, shape program, names).
+/// Skips unknown optional fields; rejects unknown required ones, duplicate
+/// fields, missing required fields and payloads not consumed exactly.
+/// Checks the encoding only; validate() checks what it means.
+bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
+                    std::string &error);
 
 } // namespace tessel::format
 

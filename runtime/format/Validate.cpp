@@ -3,7 +3,8 @@
 // validate() is what makes a decoded artifact safe to execute: after it
 // passes, every index in the plan is in range, every dtype is known, every
 // static shape fits in memory arithmetic, every symbol can be resolved from
-// the input signatures and the shape rules (in order), and every weight lies
+// the input signatures and the shape program (whose instructions are well
+// formed and read only symbols defined before them), and every weight lies
 // inside the weights section.
 // The runtime relies on these facts and does not re-check them.
 //
@@ -90,7 +91,7 @@ public:
         weightsSize(a.weights.empty() ? a.weightsFileSize : a.weights.size()) {}
 
   bool run() {
-    return names() && inputSymbols() && shapeRules() && buffers() &&
+    return names() && inputSymbols() && shapeProgram() && buffers() &&
            signatures(a.inputs, "input", Buffer::Kind::Input) &&
            signatures(a.outputs, "output", Buffer::Kind::Output) &&
            bindings() && kernels() && plan() && cpuFeatures() && binaries();
@@ -149,7 +150,8 @@ private:
           return false;
         if (!defined.count(d.symbol))
           return fail(what, "symbol " + quoted(d.symbol) +
-                                " is not defined by any input or shape rule");
+                                " is not defined by any input or the shape "
+                                "program");
       } else if (d.value < 0 || d.value > kMaxStaticExtent) {
         return fail(what, "dim " + std::to_string(i) + " has invalid extent " +
                               std::to_string(d.value));
@@ -163,41 +165,148 @@ private:
     return true;
   }
 
-  /// Each rule reads an int64 input of one value per result dim; its source
-  /// uses only symbols of the inputs and earlier rules. Its result symbols
-  /// are defined from then on (one that is defined already is checked).
-  bool shapeRules() {
-    for (size_t i = 0; i < a.shapeRules.size(); ++i) {
-      const ShapeFromInput &rule = a.shapeRules[i];
-      std::string what = "shape rule " + std::to_string(i);
-      if (rule.input >= a.inputs.size())
-        return fail(what, "refers to input " + std::to_string(rule.input) +
-                              ", but there are " +
-                              std::to_string(a.inputs.size()) + " inputs");
-      const TensorSignature &sig = a.inputs[rule.input];
-      what += " (input " + quoted(sig.name) + ")";
-      if (sig.dtype != DType::I64 || sig.shape.size() != 1 ||
-          sig.shape[0].isSymbolic() ||
-          sig.shape[0].value != static_cast<int64_t>(rule.result.size()))
-        return fail(what, "the input must be int64 [" +
-                              std::to_string(rule.result.size()) +
-                              "] (one value per result dim), not " +
-                              dtypeName(sig.dtype) + " " +
-                              formatShape(sig.shape));
-      for (const Dim &d : rule.source)
-        if (d.isSymbolic() && !defined.count(d.symbol))
-          return fail(what + " source",
-                      "symbol " + quoted(d.symbol) +
-                          " is not defined by any input or earlier shape rule");
-      if (!shape(what + " source", rule.source, DType::U8))
+  /// The operand and result counts each kind requires, or false for an
+  /// unknown kind.
+  static bool arity(ShapeOp::Kind kind, const char *&name) {
+    switch (kind) {
+    case ShapeOp::Kind::Add:
+      return name = "Add", true;
+    case ShapeOp::Kind::Sub:
+      return name = "Sub", true;
+    case ShapeOp::Kind::Mul:
+      return name = "Mul", true;
+    case ShapeOp::Kind::FloorDiv:
+      return name = "FloorDiv", true;
+    case ShapeOp::Kind::CeilDiv:
+      return name = "CeilDiv", true;
+    case ShapeOp::Kind::Mod:
+      return name = "Mod", true;
+    case ShapeOp::Kind::Min:
+      return name = "Min", true;
+    case ShapeOp::Kind::Max:
+      return name = "Max", true;
+    case ShapeOp::Kind::InputValues:
+      return name = "InputValues", true;
+    case ShapeOp::Kind::Reshape:
+      return name = "Reshape", true;
+    case ShapeOp::Kind::CheckEq:
+      return name = "CheckEq", true;
+    }
+    return false;
+  }
+
+  bool counts(const std::string &what, const ShapeOp &op, size_t operands,
+              size_t results) {
+    if (op.operands.size() != operands || op.results.size() != results)
+      return fail(what, "has " + std::to_string(op.operands.size()) +
+                            " operands and " +
+                            std::to_string(op.results.size()) +
+                            " results, expected " + std::to_string(operands) +
+                            " and " + std::to_string(results));
+    return true;
+  }
+
+  /// The shape program: each instruction is well formed for its kind and
+  /// reads only symbols of the inputs and of earlier instructions; its
+  /// result symbols are defined from then on (one defined already, or a
+  /// static result, is checked at run time). Static operands are plain
+  /// integers (a Reshape target may hold -1), static results are extents.
+  bool shapeProgram() {
+    for (size_t i = 0; i < a.shapeProgram.size(); ++i) {
+      const ShapeOp &op = a.shapeProgram[i];
+      std::string what = "shape op " + std::to_string(i);
+      const char *kind = nullptr;
+      if (!arity(op.kind, kind))
+        return fail(what, "unknown kind " +
+                              std::to_string(static_cast<uint32_t>(op.kind)));
+      if (!name(what + " node", op.onnxNode, false) ||
+          !name(what + " op", op.onnxOp, false) ||
+          !name(what + " message", op.message, false))
         return false;
-      for (const Dim &d : rule.result)
+      what += std::string(" (") + kind;
+      if (!op.onnxNode.empty())
+        what += " of node " + quoted(op.onnxNode);
+      what += ")";
+      if (!shapeOpKind(what, op))
+        return false;
+      if (op.kind != ShapeOp::Kind::InputValues && op.input != 0)
+        return fail(what, "sets an input (" + std::to_string(op.input) +
+                              "), but only InputValues reads one");
+      if (op.kind != ShapeOp::Kind::Reshape && op.allowZero)
+        return fail(what, "sets allowZero, which only Reshape has");
+      for (size_t j = 0; j < op.operands.size(); ++j) {
+        const Dim &d = op.operands[j];
+        std::string operand = what + " operand " + std::to_string(j);
+        if (!d.isSymbolic())
+          continue;
+        if (!name(operand, d.symbol, true))
+          return false;
+        if (!defined.count(d.symbol))
+          return fail(operand, "symbol " + quoted(d.symbol) +
+                                   " is not defined by any input or earlier "
+                                   "shape op");
+      }
+      for (size_t j = 0; j < op.results.size(); ++j) {
+        const Dim &d = op.results[j];
+        std::string result = what + " result " + std::to_string(j);
+        if (d.isSymbolic()) {
+          if (!name(result, d.symbol, true))
+            return false;
+        } else if (d.value < 0 || d.value > kMaxStaticExtent) {
+          return fail(result, "has invalid extent " + std::to_string(d.value));
+        }
+      }
+      for (const Dim &d : op.results)
         if (d.isSymbolic())
           defined.insert(d.symbol);
-      if (!shape(what + " result", rule.result, DType::U8))
-        return false;
     }
     return true;
+  }
+
+  /// The operand/result counts and the input of `op`, by kind.
+  bool shapeOpKind(const std::string &what, const ShapeOp &op) {
+    switch (op.kind) {
+    case ShapeOp::Kind::InputValues: {
+      if (!counts(what, op, 0, op.results.size()))
+        return false;
+      if (op.input >= a.inputs.size())
+        return fail(what, "refers to input " + std::to_string(op.input) +
+                              ", but there are " +
+                              std::to_string(a.inputs.size()) + " inputs");
+      const TensorSignature &sig = a.inputs[op.input];
+      uint64_t elements = 0;
+      bool staticShape =
+          symbolsOf(sig.shape).empty() && staticProduct(sig.shape, elements);
+      if (sig.dtype != DType::I64 || sig.shape.size() > 1 || !staticShape ||
+          elements != op.results.size())
+        return fail(what, "input " + quoted(sig.name) +
+                              " must be int64 of static shape [" +
+                              std::to_string(op.results.size()) +
+                              "] (one value per result), not " +
+                              dtypeName(sig.dtype) + " " +
+                              formatShape(sig.shape));
+      return true;
+    }
+    case ShapeOp::Kind::Reshape: {
+      if (op.operands.size() < op.results.size())
+        return fail(what, "has " + std::to_string(op.operands.size()) +
+                              " operands, fewer than its " +
+                              std::to_string(op.results.size()) +
+                              " results (the source dims, then one target "
+                              "value per result)");
+      size_t sourceRank = op.operands.size() - op.results.size();
+      if (sourceRank > kMaxRank || op.results.size() > kMaxRank)
+        return fail(what, "reshapes rank " + std::to_string(sourceRank) +
+                              " into rank " +
+                              std::to_string(op.results.size()) + " (at most " +
+                              std::to_string(kMaxRank) + ")");
+      return true;
+    }
+    case ShapeOp::Kind::CheckEq:
+      return counts(what, op, 2, 0);
+    default: // the binary arithmetic kinds
+      return counts(what, op, 2, 1);
+    }
   }
 
   bool buffers() {

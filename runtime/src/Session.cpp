@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <set>
 
 namespace tessel::runtime {
 
@@ -43,6 +44,29 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
         s->device->copyToDevice(s->weights, s->image->weights(), weightsSize));
     TESSEL_RETURN_IF_ERROR(s->device->synchronize());
   }
+  // The symbols the plan uses as extents: the shape program must not give
+  // them negative values (it may compute negative intermediates).
+  std::set<std::string> extents;
+  auto collect = [&](const format::Shape &shape) {
+    for (const format::Dim &d : shape)
+      if (d.isSymbolic())
+        extents.insert(d.symbol);
+  };
+  for (const Buffer &b : model.buffers)
+    collect(b.shape);
+  for (const format::Launch &l : model.plan) {
+    for (const format::LaunchArg &arg : l.args)
+      collect(arg.shape);
+    collect(l.workSize);
+  }
+  for (const format::TensorSignature &sig : model.outputs)
+    collect(sig.shape);
+  std::set<std::string> programResults;
+  for (const format::ShapeOp &op : model.shapeProgram)
+    for (const format::Dim &d : op.results)
+      if (d.isSymbolic() && extents.count(d.symbol))
+        programResults.insert(d.symbol);
+  s->extentSymbols.assign(programResults.begin(), programResults.end());
   s->inputs.resize(model.inputs.size());
   s->outputs.resize(model.outputs.size());
   s->buffers.resize(model.buffers.size());
@@ -77,18 +101,33 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   return Status::ok();
 }
 
-Status Session::bindShapeRules(SymbolBindings &bindings) const {
+Status Session::runShapeProgram(SymbolBindings &bindings) const {
   const format::Artifact &model = image->model();
-  for (const format::ShapeFromInput &rule : model.shapeRules) {
-    // validate() made the input int64 [rank]; setInput checked its shape.
-    const Input &in = inputs[rule.input];
-    std::vector<int64_t> values(rule.result.size());
+  std::vector<int64_t> values;
+  for (const format::ShapeOp &op : model.shapeProgram) {
+    if (op.kind != format::ShapeOp::Kind::InputValues) {
+      TESSEL_RETURN_IF_ERROR(bindings.evaluate(op));
+      continue;
+    }
+    // validate() made the input int64 of a static shape with one element
+    // per result, and setInput() checked the data against that shape.
+    const Input &in = inputs[op.input];
+    values.resize(op.results.size());
+    if (in.bytes != values.size() * sizeof(int64_t))
+      return invalidArtifact(
+          "shape op InputValues reads " + std::to_string(values.size()) +
+          " values of input '" + model.inputs[op.input].name + "', which has " +
+          std::to_string(in.bytes) + " bytes");
     if (!values.empty())
       std::memcpy(values.data(), in.data.data(),
                   values.size() * sizeof(int64_t));
     TESSEL_RETURN_IF_ERROR(
-        bindings.bindShapeRule(rule, model.inputs[rule.input].name, values));
+        bindings.evaluate(op, model.inputs[op.input].name, values));
   }
+  // Before any kernel runs: the extents it computed are extents.
+  std::vector<int64_t> dims;
+  for (const std::string &symbol : extentSymbols)
+    TESSEL_RETURN_IF_ERROR(bindings.resolve({{-1, symbol}}, dims));
   return Status::ok();
 }
 
@@ -233,7 +272,7 @@ Status Session::run() {
                                 "' is not set");
   SymbolBindings bindings;
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
-  TESSEL_RETURN_IF_ERROR(bindShapeRules(bindings));
+  TESSEL_RETURN_IF_ERROR(runShapeProgram(bindings));
   TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
   std::vector<double> times;
   for (size_t i = 0; i < model.plan.size(); ++i) {

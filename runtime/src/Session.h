@@ -2,9 +2,9 @@
 //
 // A session binds an artifact to a device: it loads the kernels, places the
 // weights, keeps a copy of each input, and on run() resolves every shape
-// from the symbol bindings (the inputs' shapes, then the shape rules that
-// read their values), (re)allocates the buffers, builds each launch's ABI
-// argument array and hands it to the driver. Outputs are read back to host
+// from the symbol bindings (the inputs' shapes, then the shape program, which
+// may read the inputs' values), (re)allocates the buffers, builds each launch's
+// ABI argument array and hands it to the driver. Outputs are read back to host
 // memory on demand.
 //
 //===----------------------------------------------------------------------===//
@@ -84,9 +84,9 @@ private:
   /// those set since the last successful run if `freshOnly`.
   Status bindAll(const size_t *skip, bool freshOnly,
                  SymbolBindings &bindings) const;
-  /// Binds the symbols of the artifact's shape rules from the values of the
-  /// inputs they read (after bindAll).
-  Status bindShapeRules(SymbolBindings &bindings) const;
+  /// Runs the artifact's shape program in order (after bindAll), reading
+  /// the host copies of the inputs InputValues instructions name.
+  Status runShapeProgram(SymbolBindings &bindings) const;
   Status placeBuffers(const SymbolBindings &bindings);
   Status ensureCapacity(DeviceBuffer &buffer, uint64_t bytes);
   Status runLaunch(size_t index, const SymbolBindings &bindings);
@@ -98,6 +98,9 @@ private:
   std::unique_ptr<Executable> executable;
   void *weights = nullptr; ///< the weights section on the device
   bool ownsWeights = false;
+  /// Results of the shape program that the plan uses as extents (checked
+  /// to be >= 0 after the program, before any launch).
+  std::vector<std::string> extentSymbols;
   std::vector<Input> inputs;
   std::vector<DeviceBuffer> buffers;
   std::vector<Output> outputs;

@@ -2,6 +2,9 @@
 
 #include "SymbolBindings.h"
 
+#include <climits>
+#include <cstdint>
+
 namespace tessel::runtime {
 
 Status SymbolBindings::bindInput(const format::TensorSignature &sig,
@@ -39,7 +42,7 @@ Status SymbolBindings::bindInput(const format::TensorSignature &sig,
       continue;
     }
     dimOfSymbol[d.symbol] = i;
-    auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], what});
+    auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], what, {}});
     if (!inserted && it->second.value != dims[i])
       return invalidArgument("symbol '" + d.symbol + "' bound to " +
                              std::to_string(it->second.value) + " by " +
@@ -111,42 +114,265 @@ static bool reshapeTarget(const std::vector<int64_t> &source,
   return true;
 }
 
-Status SymbolBindings::bindShapeRule(const format::ShapeFromInput &rule,
-                                     const std::string &input,
-                                     const std::vector<int64_t> &target) {
-  std::vector<int64_t> source, dims;
-  TESSEL_RETURN_IF_ERROR(resolve(rule.source, source));
-  uint64_t sourceCount = 0;
-  elementCount(source, sourceCount);
-  std::string what = "input '" + input + "'";
-  std::string why;
-  if (!reshapeTarget(source, target, rule.allowZero, dims, why))
-    return invalidArgument(what + ": cannot reshape " + formatDims(source) +
-                           " (" + std::to_string(sourceCount) +
-                           " elements) into " + formatDims(target) + ": " +
-                           why);
-  std::string by = "the values of " + what + " (" + formatDims(target) + ")";
+namespace {
+
+using Kind = format::ShapeOp::Kind;
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Add:
+    return "Add";
+  case Kind::Sub:
+    return "Sub";
+  case Kind::Mul:
+    return "Mul";
+  case Kind::FloorDiv:
+    return "FloorDiv";
+  case Kind::CeilDiv:
+    return "CeilDiv";
+  case Kind::Mod:
+    return "Mod";
+  case Kind::Min:
+    return "Min";
+  case Kind::Max:
+    return "Max";
+  case Kind::InputValues:
+    return "InputValues";
+  case Kind::Reshape:
+    return "Reshape";
+  case Kind::CheckEq:
+    return "CheckEq";
+  }
+  return "unknown";
+}
+
+/// "node 'add_1' (Add)", or the kind when the compiler named no node.
+std::string nodeOf(const format::ShapeOp &op) {
+  if (op.onnxNode.empty() && op.onnxOp.empty())
+    return std::string("shape op ") + kindName(op.kind);
+  return "node '" + op.onnxNode + "' (" + op.onnxOp + ")";
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// Computes `kind` (a binary arithmetic kind) of `a` and `b` into `out`,
+/// with floor semantics for the divisions. On failure returns false and
+/// sets `why`; never overflows.
+bool arithmetic(Kind kind, int64_t a, int64_t b, int64_t &out,
+                std::string &why) {
+  switch (kind) {
+  case Kind::Add:
+    if (__builtin_add_overflow(a, b, &out))
+      return why = "overflows int64", false;
+    return true;
+  case Kind::Sub:
+    if (__builtin_sub_overflow(a, b, &out))
+      return why = "overflows int64", false;
+    return true;
+  case Kind::Mul:
+    if (__builtin_mul_overflow(a, b, &out))
+      return why = "overflows int64", false;
+    return true;
+  case Kind::FloorDiv:
+  case Kind::CeilDiv:
+  case Kind::Mod: {
+    if (b == 0)
+      return why = "division by zero", false;
+    if (b == -1) { // INT64_MIN / -1 overflows; the remainder is 0
+      if (kind == Kind::Mod)
+        return out = 0, true;
+      if (a == INT64_MIN)
+        return why = "overflows int64", false;
+      return out = -a, true;
+    }
+    int64_t q = a / b, r = a % b; // truncated toward zero
+    bool inexact = r != 0, negative = (a < 0) != (b < 0);
+    if (kind == Kind::FloorDiv)
+      out = inexact && negative ? q - 1 : q;
+    else if (kind == Kind::CeilDiv)
+      out = inexact && !negative ? q + 1 : q;
+    else // a - b * floor(a / b): the sign of b
+      out = inexact && negative ? r + b : r;
+    return true;
+  }
+  case Kind::Min:
+    return out = a < b ? a : b, true;
+  case Kind::Max:
+    return out = a > b ? a : b, true;
+  default:
+    return why = "is not arithmetic", false;
+  }
+}
+
+/// "3 + 2", "floor(7 / 2)", "min(3, 2)".
+std::string expression(Kind kind, int64_t a, int64_t b) {
+  switch (kind) {
+  case Kind::Add:
+    return str(a) + " + " + str(b);
+  case Kind::Sub:
+    return str(a) + " - " + str(b);
+  case Kind::Mul:
+    return str(a) + " * " + str(b);
+  case Kind::FloorDiv:
+    return "floor(" + str(a) + " / " + str(b) + ")";
+  case Kind::CeilDiv:
+    return "ceil(" + str(a) + " / " + str(b) + ")";
+  case Kind::Mod:
+    return str(a) + " mod " + str(b);
+  case Kind::Min:
+    return "min(" + str(a) + ", " + str(b) + ")";
+  case Kind::Max:
+    return "max(" + str(a) + ", " + str(b) + ")";
+  default:
+    return kindName(kind);
+  }
+}
+
+} // namespace
+
+bool SymbolBindings::lookup(const std::string &symbol, int64_t &value) const {
+  auto it = values.find(symbol);
+  if (it == values.end())
+    return false;
+  value = it->second.value;
+  return true;
+}
+
+Status SymbolBindings::bindResults(
+    const format::ShapeOp &op, const std::vector<int64_t> &results,
+    const std::string &prefix, const std::string &by,
+    const std::string &fromInput,
+    const std::function<std::string(size_t)> &staticMismatch) {
   std::map<std::string, Binding> updated = values;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const format::Dim &d = rule.result[i];
+  for (size_t i = 0; i < results.size(); ++i) {
+    const format::Dim &d = op.results[i];
     if (!d.isSymbolic()) {
-      if (dims[i] != d.value)
-        return invalidArgument(what + ": reshaping " + formatDims(source) +
-                               " into " + formatDims(target) + " gives " +
-                               formatDims(dims) + ", but the model needs dim " +
-                               std::to_string(i) + " to be " +
-                               std::to_string(d.value));
+      if (results[i] != d.value)
+        return invalidArgument(prefix + ": " + staticMismatch(i));
       continue;
     }
-    auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], by});
-    if (!inserted && it->second.value != dims[i])
-      return invalidArgument("symbol '" + d.symbol + "' bound to " +
-                             std::to_string(it->second.value) + " by " +
-                             it->second.by + " and " + std::to_string(dims[i]) +
-                             " by " + by);
+    auto [it, inserted] =
+        updated.emplace(d.symbol, Binding{results[i], by, fromInput});
+    if (!inserted && it->second.value != results[i])
+      return invalidArgument(prefix + ": symbol '" + d.symbol + "' bound to " +
+                             str(it->second.value) + " by " + it->second.by +
+                             " and " + str(results[i]) + " by " + by);
   }
   values = std::move(updated);
   return Status::ok();
+}
+
+Status SymbolBindings::evaluate(const format::ShapeOp &op,
+                                const std::string &input,
+                                const std::vector<int64_t> &inputValues) {
+  const std::string node = nodeOf(op);
+  const std::string prefix =
+      op.message.empty() ? node : node + ": " + op.message;
+  std::vector<int64_t> operands(op.operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const format::Dim &d = op.operands[i];
+    if (!d.isSymbolic())
+      operands[i] = d.value;
+    else if (!lookup(d.symbol, operands[i]))
+      return invalidArtifact(node + ": symbol '" + d.symbol + "' is not bound");
+  }
+
+  switch (op.kind) {
+  case Kind::CheckEq:
+    if (operands.size() != 2 || !op.results.empty())
+      break;
+    if (operands[0] != operands[1])
+      return invalidArgument(prefix + ": " + str(operands[0]) + " vs " +
+                             str(operands[1]));
+    return Status::ok();
+
+  case Kind::InputValues: {
+    if (!op.operands.empty() || inputValues.size() != op.results.size())
+      break;
+    std::string what = "input '" + input + "'";
+    return bindResults(op, inputValues, prefix,
+                       "the values of " + what + " (" +
+                           formatDims(inputValues) + ")",
+                       input, [&](size_t i) {
+                         return what + ": value " + std::to_string(i) + " is " +
+                                str(inputValues[i]) + ", but the model needs " +
+                                str(op.results[i].value);
+                       });
+  }
+
+  case Kind::Reshape: {
+    if (operands.size() < op.results.size())
+      break;
+    size_t rank = operands.size() - op.results.size();
+    std::vector<int64_t> source(operands.begin(), operands.begin() + rank);
+    std::vector<int64_t> target(operands.begin() + rank, operands.end());
+    // When the target values are those of one input (InputValues), name it
+    // as the user knows it: "input 'shape': cannot reshape ...".
+    std::string fromInput;
+    bool oneInput = true;
+    for (size_t i = rank; i < op.operands.size(); ++i) {
+      const format::Dim &d = op.operands[i];
+      if (!d.isSymbolic())
+        continue;
+      const std::string &from = values.at(d.symbol).fromInput;
+      if (from.empty() || (!fromInput.empty() && from != fromInput))
+        oneInput = false;
+      fromInput = from;
+    }
+    if (!oneInput)
+      fromInput.clear();
+    std::string what = prefix;
+    if (!fromInput.empty())
+      what += ": input '" + fromInput + "'";
+    std::string why;
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < rank && why.empty(); ++i)
+      if (source[i] < 0)
+        why = "dim " + std::to_string(i) + " of the source is negative";
+    uint64_t sourceCount = 0;
+    if (why.empty())
+      elementCount(source, sourceCount);
+    if (!why.empty() || !reshapeTarget(source, target, op.allowZero, dims, why))
+      return invalidArgument(what + ": cannot reshape " + formatDims(source) +
+                             " (" + std::to_string(sourceCount) +
+                             " elements) into " + formatDims(target) + ": " +
+                             why);
+    std::string by = fromInput.empty()
+                         ? node + " reshaping " + formatDims(source) +
+                               " into " + formatDims(target)
+                         : "the values of input '" + fromInput + "' (" +
+                               formatDims(target) + ")";
+    std::string location =
+        fromInput.empty() ? "" : "input '" + fromInput + "': ";
+    return bindResults(op, dims, prefix, by, "", [&](size_t i) {
+      return location + "reshaping " + formatDims(source) + " into " +
+             formatDims(target) + " gives " + formatDims(dims) +
+             ", but the model needs dim " + std::to_string(i) + " to be " +
+             str(op.results[i].value);
+    });
+  }
+
+  default: {
+    // The binary arithmetic kinds are 0..7 (validate() rejects the rest).
+    if (static_cast<uint32_t>(op.kind) > static_cast<uint32_t>(Kind::Max) ||
+        operands.size() != 2 || op.results.size() != 1)
+      break;
+    int64_t result;
+    std::string why;
+    std::string expr = expression(op.kind, operands[0], operands[1]);
+    if (!arithmetic(op.kind, operands[0], operands[1], result, why))
+      return invalidArgument(prefix + ": " + expr + ": " + why);
+    return bindResults(
+        op, {result}, prefix, node + " computing " + expr, "", [&](size_t) {
+          return expr + " is " + str(result) + ", but the model needs " +
+                 str(op.results[0].value);
+        });
+  }
+  }
+  return invalidArtifact(node + ": malformed shape op " + kindName(op.kind) +
+                         " (" + std::to_string(op.operands.size()) +
+                         " operands, " + std::to_string(op.results.size()) +
+                         " results)");
 }
 
 Status SymbolBindings::resolve(const format::Shape &shape,
@@ -160,6 +386,10 @@ Status SymbolBindings::resolve(const format::Shape &shape,
     auto it = values.find(shape[i].symbol);
     if (it == values.end())
       return invalidArtifact("symbol '" + shape[i].symbol + "' is not bound");
+    if (it->second.value < 0)
+      return invalidArgument("symbol '" + shape[i].symbol + "' is " +
+                             std::to_string(it->second.value) + " (bound by " +
+                             it->second.by + "), not a valid extent");
     out[i] = it->second.value;
   }
   return Status::ok();

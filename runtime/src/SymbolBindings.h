@@ -3,8 +3,10 @@
 // The extents of symbolic dims ("batch") for one set of inputs. Each input
 // binds the symbols of its signature; a symbol bound to two different
 // extents, a static dim that differs or a wrong rank is an error naming the
-// input. Then each shape rule binds symbols from an input's int64 values
-// (ONNX Reshape semantics). Shapes of buffers, views and work sizes are then
+// input. Then the artifact's shape program runs, instruction by instruction
+// (see format::ShapeOp): checked int64 arithmetic, the values of int64
+// inputs, ONNX Reshape and equality checks, each binding its result symbols
+// or checking them. Shapes of buffers, views and work sizes are then
 // resolved against the bindings.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +17,7 @@
 #include "Status.h"
 #include "format/Artifact.h"
 
+#include <functional>
 #include <map>
 
 namespace tessel::runtime {
@@ -26,17 +29,24 @@ public:
   Status bindInput(const format::TensorSignature &sig, const int64_t *dims,
                    size_t rank);
 
-  /// Resolves `rule.source`, computes the shape that `target` (the values of
-  /// input `input`, one per dim of `rule.result`) gives it with ONNX Reshape
-  /// semantics, and binds or checks the dims of `rule.result` with it.
-  /// Errors are INVALID_ARGUMENT naming the input and the values. On error
-  /// the bindings are unchanged.
-  Status bindShapeRule(const format::ShapeFromInput &rule,
-                       const std::string &input,
-                       const std::vector<int64_t> &target);
+  /// Evaluates one instruction of the shape program: reads its operands,
+  /// computes its results and binds each result symbol not bound yet, or
+  /// checks a bound or static one against it. For InputValues, `input` is
+  /// the name of input `op.input` and `inputValues` its int64 values (the
+  /// session's host copy; validate() made their count the result count).
+  /// Errors are INVALID_ARGUMENT naming the ONNX node and op, the op's
+  /// message and the values ("node 'add_1' (Add): dim 1 of A and B: 3 vs
+  /// 2"); arithmetic is checked (overflow and division by zero are errors).
+  /// On error the bindings are unchanged.
+  Status evaluate(const format::ShapeOp &op, const std::string &input = {},
+                  const std::vector<int64_t> &inputValues = {});
 
-  /// The extents of `shape`; INVALID_ARTIFACT if a symbol is unbound.
+  /// The extents of `shape`; INVALID_ARTIFACT if a symbol is unbound,
+  /// INVALID_ARGUMENT if the shape program gave one a negative value.
   Status resolve(const format::Shape &shape, std::vector<int64_t> &out) const;
+
+  /// The value bound to `symbol`, if any.
+  bool lookup(const std::string &symbol, int64_t &value) const;
 
   void clear() { values.clear(); }
 
@@ -44,7 +54,18 @@ private:
   struct Binding {
     int64_t value;
     std::string by; ///< what bound it: "input 'x'"
+    /// InputValues only: the input whose values gave it, else empty.
+    std::string fromInput;
   };
+  /// Binds or checks `results`, the values of `op`'s results. `by` says
+  /// where they come from (kept for later conflicts), `fromInput` is the
+  /// input they were read from (InputValues), `staticMismatch(i)` says why
+  /// static result i differs. Errors start with `prefix` (the node).
+  Status bindResults(const format::ShapeOp &op,
+                     const std::vector<int64_t> &results,
+                     const std::string &prefix, const std::string &by,
+                     const std::string &fromInput,
+                     const std::function<std::string(size_t)> &staticMismatch);
   std::map<std::string, Binding> values;
 };
 

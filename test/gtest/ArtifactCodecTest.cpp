@@ -186,42 +186,64 @@ TEST(ArtifactCodec, RejectsBadMagic) {
 
 TEST(ArtifactCodec, RejectsOtherMajorVersion) {
   std::vector<uint8_t> f = serialize(small());
-  wr32(f, 8, 3);
+  wr32(f, 8, 4);
   EXPECT_EQ(decodeError(f),
-            "unsupported format version 3.0 (this runtime reads 2.x)");
-  // Version 1 had no shape rules.
-  wr32(f, 8, 1);
+            "unsupported format version 4.0 (this runtime reads 3.x)");
+  // Version 2 had shape rules and an untagged manifest.
+  wr32(f, 8, 2);
   EXPECT_EQ(decodeError(f),
-            "unsupported format version 1.0 (this runtime reads 2.x)");
+            "unsupported format version 2.0 (this runtime reads 3.x)");
 }
 
-TEST(ArtifactCodec, ShapeRulesRoundTrip) {
+TEST(ArtifactCodec, ShapeProgramRoundTrips) {
   Artifact in = test::reshapeModel({false, false, false});
-  ShapeFromInput second = in.shapeRules[0];
-  second.source = second.result;
-  second.allowZero = true;
-  second.result = {{-1, "s.d0"}, {7, ""}, {-1, "n"}};
-  in.shapeRules.push_back(second);
+  in.shapeProgram[1].allowZero = true;
+  in.shapeProgram[1].message = "x viewed by the values of shape";
+  using K = ShapeOp::Kind;
+  for (K kind : {K::Add, K::Sub, K::Mul, K::FloorDiv, K::CeilDiv, K::Mod,
+                 K::Min, K::Max}) {
+    ShapeOp op;
+    op.kind = kind;
+    op.operands = {{-1, "n"}, {-7, ""}};
+    op.results = {{-1, "k" + std::to_string(static_cast<uint32_t>(kind))}};
+    op.onnxNode = "node_" + std::to_string(static_cast<uint32_t>(kind));
+    op.onnxOp = "Op";
+    in.shapeProgram.push_back(op);
+  }
+  ShapeOp check;
+  check.kind = K::CheckEq;
+  check.operands = {{-1, "k0"}, {-1, "r.d0"}};
+  check.onnxNode = "add_1";
+  check.onnxOp = "Add";
+  check.message = "dim 1 of A and B";
+  in.shapeProgram.push_back(check);
   std::vector<uint8_t> bytes = serialize(in);
   Artifact out;
   std::string error;
   ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
-  ASSERT_EQ(out.shapeRules.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(out.shapeRules[i].input, in.shapeRules[i].input);
-    EXPECT_EQ(out.shapeRules[i].allowZero, in.shapeRules[i].allowZero);
-    expectSameShape(out.shapeRules[i].source, in.shapeRules[i].source);
-    expectSameShape(out.shapeRules[i].result, in.shapeRules[i].result);
+  ASSERT_EQ(out.shapeProgram.size(), in.shapeProgram.size());
+  for (size_t i = 0; i < in.shapeProgram.size(); ++i) {
+    const ShapeOp &a = in.shapeProgram[i], &b = out.shapeProgram[i];
+    EXPECT_EQ(b.kind, a.kind) << i;
+    expectSameShape(b.operands, a.operands);
+    expectSameShape(b.results, a.results);
+    EXPECT_EQ(b.input, a.input) << i;
+    EXPECT_EQ(b.allowZero, a.allowZero) << i;
+    EXPECT_EQ(b.onnxNode, a.onnxNode) << i;
+    EXPECT_EQ(b.onnxOp, a.onnxOp) << i;
+    EXPECT_EQ(b.message, a.message) << i;
   }
+  EXPECT_EQ(out.shapeProgram[0].input, 1u);
+  EXPECT_TRUE(out.shapeProgram[1].allowZero);
 }
 
 TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
-  // The flag is the only byte in which the manifests of a rule with and
-  // without allowZero differ.
+  // The flag is the only byte in which the manifests of an instruction with
+  // and without allowZero differ.
   Artifact a = test::reshapeModel({false, false, false});
   std::vector<uint8_t> off, on;
   encodeManifest(a, off);
-  a.shapeRules[0].allowZero = true;
+  a.shapeProgram[1].allowZero = true;
   encodeManifest(a, on);
   ASSERT_EQ(off.size(), on.size());
   size_t at = 0;
@@ -232,20 +254,210 @@ TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
   on[at] = 2;
   Artifact out;
   std::string error;
-  EXPECT_FALSE(decodeManifest(on.data(), on.size(), false, out, error));
-  EXPECT_EQ(error, "manifest: invalid allowZero flag 2 in shape rule 0");
-  on.resize(at);
-  EXPECT_FALSE(decodeManifest(on.data(), on.size(), false, out, error));
-  EXPECT_EQ(error, "manifest is truncated or corrupt (reading shape rule 0)");
+  EXPECT_FALSE(decodeManifest(on.data(), on.size(), out, error));
+  EXPECT_EQ(error, "manifest: invalid allowZero flag 2 in shape op 1");
 }
 
-TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAppendedFields) {
+/// One field of a manifest: its tag and payload.
+struct Field {
+  uint32_t tag;
+  std::vector<uint8_t> payload;
+};
+
+std::vector<Field> splitFields(const std::vector<uint8_t> &m) {
+  std::vector<Field> fields;
+  for (size_t at = 0; at < m.size();) {
+    Field f;
+    f.tag = rd32(m, at);
+    uint64_t length = rd64(m, at + 4);
+    f.payload.assign(m.begin() + at + 12, m.begin() + at + 12 + length);
+    fields.push_back(f);
+    at += 12 + length;
+  }
+  return fields;
+}
+
+std::vector<uint8_t> joinFields(const std::vector<Field> &fields) {
+  std::vector<uint8_t> m;
+  for (const Field &f : fields) {
+    size_t at = m.size();
+    m.resize(at + 12);
+    wr32(m, at, f.tag);
+    wr64(m, at + 4, f.payload.size());
+    m.insert(m.end(), f.payload.begin(), f.payload.end());
+  }
+  return m;
+}
+
+std::vector<Field> sampleFields() {
+  std::vector<uint8_t> m;
+  encodeManifest(test::reshapeModel({false, false, false}), m);
+  return splitFields(m);
+}
+
+std::string manifestError(const std::vector<uint8_t> &m) {
+  Artifact a;
+  std::string error;
+  EXPECT_FALSE(decodeManifest(m.data(), m.size(), a, error));
+  return error;
+}
+
+TEST(ManifestFields, AreWrittenInTagOrderWithTheRequiredBit) {
+  std::vector<uint32_t> tags;
+  for (const Field &f : sampleFields())
+    tags.push_back(f.tag);
+  EXPECT_EQ(tags, (std::vector<uint32_t>{1, 2, 0x80000003, 0x80000004,
+                                         0x80000005, 0x80000006, 0x80000007,
+                                         0x80000008, 0x80000009}));
+}
+
+TEST(ManifestFields, UnknownOptionalFieldsAreSkipped) {
+  std::vector<Field> fields = sampleFields();
+  fields.insert(fields.begin() + 3, Field{0x10, {1, 2, 3, 4, 5}});
+  fields.insert(fields.begin(), Field{0x7fffffff, {}});
+  fields.push_back(Field{0x11, std::vector<uint8_t>(100, 0xff)});
+  std::vector<uint8_t> m = joinFields(fields);
+  Artifact a;
+  std::string error;
+  ASSERT_TRUE(decodeManifest(m.data(), m.size(), a, error)) << error;
+  EXPECT_EQ(a.modelName, "reshape");
+  EXPECT_EQ(a.inputs.size(), 2u);
+  EXPECT_EQ(a.shapeProgram.size(), 2u);
+  EXPECT_TRUE(validate(a, error)) << error;
+}
+
+TEST(ManifestFields, UnknownRequiredFieldIsRejected) {
+  std::vector<Field> fields = sampleFields();
+  fields.push_back(Field{0x80000010, {1, 2, 3}});
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest field 0x80000010 is required but unknown to this "
+            "runtime (format 3.0): the artifact needs a newer runtime");
+  fields = sampleFields();
+  fields.insert(fields.begin(), Field{0x80000000, {}}); // id 0 is unknown
+  EXPECT_THAT(manifestError(joinFields(fields)),
+              StartsWith("manifest field 0x80000000 is required but unknown"));
+}
+
+TEST(ManifestFields, KnownFieldsAreReadWhateverTheirRequiredBit) {
+  // Bit 31 only tells a reader that does not know the field what to do.
+  std::vector<Field> fields = sampleFields();
+  fields[2].tag = 3;          // inputs, unmarked
+  fields[0].tag = 0x80000001; // producer, marked
+  std::vector<uint8_t> m = joinFields(fields);
+  Artifact a;
+  std::string error;
+  ASSERT_TRUE(decodeManifest(m.data(), m.size(), a, error)) << error;
+  EXPECT_EQ(a.inputs.size(), 2u);
+  EXPECT_EQ(a.producer, "tessel-tests");
+}
+
+TEST(ManifestFields, DuplicateFieldsAreRejected) {
+  std::vector<Field> fields = sampleFields();
+  fields.push_back(fields[4]);
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest field 5 (buffers) appears more than once");
+  fields = sampleFields();
+  fields.push_back(fields[0]);
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest field 1 (producer) appears more than once");
+}
+
+TEST(ManifestFields, MissingFields) {
+  std::vector<Field> fields = sampleFields();
+  fields.erase(fields.begin() + 7);
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest lacks the required field 8 (shapeProgram)");
+  EXPECT_EQ(manifestError({}), "manifest lacks the required field 3 (inputs)");
+  // The optional ones may be left out.
+  fields = sampleFields();
+  fields.erase(fields.begin(), fields.begin() + 2);
+  std::vector<uint8_t> m = joinFields(fields);
+  Artifact a;
+  std::string error;
+  ASSERT_TRUE(decodeManifest(m.data(), m.size(), a, error)) << error;
+  EXPECT_EQ(a.producer, "");
+  EXPECT_EQ(a.modelName, "");
+}
+
+TEST(ManifestFields, PayloadsAreConsumedExactly) {
+  std::vector<Field> fields = sampleFields();
+  fields[7].payload.push_back(0);
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest field 8 (shapeProgram) has 1 unexpected trailing bytes");
+  // A payload too short for what it holds: its reader stops at its end
+  // rather than reading the next field.
+  fields = sampleFields();
+  fields[7].payload.pop_back();
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest is truncated or corrupt (reading shape op 1)");
+}
+
+TEST(ManifestFields, TruncatedFieldsAreRejected) {
+  std::vector<uint8_t> m = joinFields(sampleFields());
+  size_t lastLength = sampleFields().back().payload.size();
+  std::vector<uint8_t> cut(m.begin(), m.end() - 1);
+  EXPECT_EQ(manifestError(cut),
+            "manifest is truncated or corrupt (field 0x80000009 has " +
+                std::to_string(lastLength) + " bytes, but only " +
+                std::to_string(lastLength - 1) + " are left)");
+  // Cut inside the header of the last field.
+  cut.assign(m.begin(), m.end() - lastLength - 5);
+  EXPECT_EQ(manifestError(cut),
+            "manifest is truncated or corrupt (reading the header of field "
+            "8)");
+  // A length that overflows any bound.
+  std::vector<Field> fields = sampleFields();
+  std::vector<uint8_t> huge = joinFields(fields);
+  size_t lastAt = huge.size() - lastLength - 12;
+  wr64(huge, lastAt + 4, ~uint64_t(0));
+  EXPECT_THAT(manifestError(huge),
+              StartsWith("manifest is truncated or corrupt (field "
+                         "0x80000009 has 18446744073709551615 bytes"));
+}
+
+/// `f` with its manifest replaced by `m`, which must fit before the next
+/// section, and every CRC fixed.
+std::vector<uint8_t> withManifest(std::vector<uint8_t> f,
+                                  const std::vector<uint8_t> &m) {
+  size_t e = entry(f, 0);
+  size_t begin = rd64(f, e + 8), end = begin + rd64(f, e + 16);
+  size_t limit = (end + 4095) / 4096 * 4096;
+  EXPECT_LE(begin + m.size(), limit);
+  std::memset(&f[begin], 0, limit - begin);
+  std::memcpy(&f[begin], m.data(), m.size());
+  wr64(f, e + 16, m.size());
+  wr32(f, 36, crc32(m.data(), m.size()));
+  fixSectionCrc(f, 0);
+  fixTableCrc(f);
+  return f;
+}
+
+TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   Artifact in = small();
   std::vector<uint8_t> f = serialize(in);
   wr32(f, 12, kFormatVersionMinor + 1);
   Artifact out;
   std::string error;
   EXPECT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  // A field this reader does not know, marked optional: skipped.
+  std::vector<uint8_t> m;
+  encodeManifest(in, m);
+  std::vector<uint8_t> field(12 + 3, 0);
+  wr32(field, 0, 0x10);
+  wr64(field, 4, 3);
+  std::vector<uint8_t> optional = m;
+  optional.insert(optional.end(), field.begin(), field.end());
+  std::vector<uint8_t> g = withManifest(f, optional);
+  ASSERT_TRUE(deserialize(g.data(), g.size(), out, error)) << error;
+  EXPECT_EQ(out.weights, in.weights);
+  EXPECT_EQ(out.binaries.size(), 2u);
+  // The same field marked required: this runtime is too old for the file.
+  wr32(field, 0, 0x80000010);
+  std::vector<uint8_t> required = m;
+  required.insert(required.end(), field.begin(), field.end());
+  EXPECT_EQ(decodeError(withManifest(f, required)),
+            "manifest field 0x80000010 is required but unknown to this "
+            "runtime (format 3.0): the artifact needs a newer runtime");
 }
 
 TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {

@@ -80,7 +80,8 @@ std::vector<uint8_t> sample() {
   for (uint32_t i : {1u, 2u}) {
     a.buffers.push_back(w.buffers[i]);
   }
-  // The reshape model's inputs, output, kernel, launch and shape rule.
+  // The reshape model's inputs, output, kernel, launch and shape program,
+  // and one instruction of every other kind.
   Artifact r = test::reshapeModel({false, false, false});
   uint32_t buffers = a.buffers.size(), inputs = a.inputs.size(),
            kernels = a.kernels.size();
@@ -100,10 +101,27 @@ std::vector<uint8_t> sample() {
       arg.buffer += buffers;
     a.plan.push_back(l);
   }
-  for (ShapeFromInput rule : r.shapeRules) {
-    rule.input += inputs;
-    a.shapeRules.push_back(rule);
+  for (ShapeOp op : r.shapeProgram) {
+    if (op.kind == ShapeOp::Kind::InputValues)
+      op.input += inputs;
+    a.shapeProgram.push_back(op);
   }
+  using K = ShapeOp::Kind;
+  for (K kind : {K::Add, K::Sub, K::Mul, K::FloorDiv, K::CeilDiv, K::Mod,
+                 K::Min, K::Max}) {
+    ShapeOp op;
+    op.kind = kind;
+    op.operands = {{-1, "batch"}, {-1, "r.d1"}};
+    op.results = {{-1, "k" + std::to_string(static_cast<uint32_t>(kind))}};
+    op.onnxNode = "n";
+    op.onnxOp = "Op";
+    a.shapeProgram.push_back(op);
+  }
+  ShapeOp check;
+  check.kind = K::CheckEq;
+  check.operands = {{-1, "k0"}, {3, ""}};
+  check.message = "dims must agree";
+  a.shapeProgram.push_back(check);
   a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
                         std::vector<uint8_t>(100, 0x7f)});
   a.binaries.push_back(

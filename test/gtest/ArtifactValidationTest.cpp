@@ -154,7 +154,9 @@ const Case kCases[] = {
      [](Artifact &a) { a.binaries.push_back(a.binaries[0]); },
      "binary 'cpu': duplicate target"},
     {"EmptyCpuFeature",
-     [](Artifact &a) { a.cpuFeatures = {"avx2", ""}; },
+     [](Artifact &a) {
+       a.cpuFeatures = {"avx2", ""};
+     },
      "CPU feature '': invalid name (printable, 1 to 32 bytes)"},
     {"UnknownBinaryFormat",
      [](Artifact &a) {
@@ -163,46 +165,146 @@ const Case kCases[] = {
      "binary 'cpu': unknown format 5"},
 };
 
-/// Breaks of the shape rules, on test::reshapeModel (inputs x: [n, 6] and
-/// shape: int64 [3]; rule 0 reshapes [n, 6] into [r.d0, r.d1, r.d2]).
-const Case kRuleCases[] = {
-    {"RuleInputOutOfRange", [](Artifact &a) { a.shapeRules[0].input = 5; },
-     "shape rule 0: refers to input 5, but there are 2 inputs"},
-    {"RuleInputNotInt64", [](Artifact &a) { a.shapeRules[0].input = 0; },
-     "shape rule 0 (input 'x'): the input must be int64 [3] (one value per "
-     "result dim), not float32 [n, 6]"},
-    {"RuleInputLengthIsNotTheRank",
-     [](Artifact &a) { a.shapeRules[0].result.pop_back(); },
-     "shape rule 0 (input 'shape'): the input must be int64 [2] (one value "
-     "per result dim), not int64 [3]"},
-    {"RuleSourceWithUndefinedSymbol",
-     [](Artifact &a) { a.shapeRules[0].source[0].symbol = "m"; },
-     "shape rule 0 (input 'shape') source: symbol 'm' is not defined by any "
-     "input or earlier shape rule"},
-    {"RuleSourceDefinedByALaterRule",
+ShapeOp arithmetic(ShapeOp::Kind kind, Shape operands, Shape results) {
+  ShapeOp op;
+  op.kind = kind;
+  op.operands = std::move(operands);
+  op.results = std::move(results);
+  op.onnxNode = "add_1";
+  op.onnxOp = "Add";
+  return op;
+}
+
+Dim sym(const char *name) { return Dim{-1, name}; }
+Dim lit(int64_t v) { return Dim{v, ""}; }
+
+/// Breaks of the shape program, on test::reshapeModel (inputs x: [n, 6] and
+/// shape: int64 [3]; op 0 reads the values of shape into shape.0..2, op 1
+/// reshapes [n, 6] by them into [r.d0, r.d1, r.d2]).
+const Case kProgramCases[] = {
+    {"UnknownKind",
      [](Artifact &a) {
-       ShapeFromInput later = a.shapeRules[0];
-       later.result = {{-1, "q0"}, {-1, "q1"}, {-1, "q2"}};
-       a.shapeRules[0].source = {{-1, "q0"}, {6, ""}};
-       a.shapeRules.push_back(later);
+       a.shapeProgram[1].kind = static_cast<ShapeOp::Kind>(9);
      },
-     "shape rule 0 (input 'shape') source: symbol 'q0' is not defined by any "
-     "input or earlier shape rule"},
-    {"RuleSourceWithInvalidExtent",
-     [](Artifact &a) { a.shapeRules[0].source[1].value = -6; },
-     "shape rule 0 (input 'shape') source: dim 1 has invalid extent -6"},
-    {"RuleResultWithInvalidExtent",
+     "shape op 1: unknown kind 9"},
+    {"InputOutOfRange", [](Artifact &a) { a.shapeProgram[0].input = 5; },
+     "shape op 0 (InputValues of node 'Reshape_0'): refers to input 5, but "
+     "there are 2 inputs"},
+    {"InputNotInt64", [](Artifact &a) { a.shapeProgram[0].input = 0; },
+     "shape op 0 (InputValues of node 'Reshape_0'): input 'x' must be int64 "
+     "of static shape [3] (one value per result), not float32 [n, 6]"},
+    {"InputElementCountIsNotTheResultCount",
+     [](Artifact &a) { a.shapeProgram[0].results.pop_back(); },
+     "shape op 0 (InputValues of node 'Reshape_0'): input 'shape' must be "
+     "int64 of static shape [2] (one value per result), not int64 [3]"},
+    {"InputOfRankTwo",
      [](Artifact &a) {
-       a.shapeRules[0].result[2] = {-2, ""};
+       a.inputs[1].shape = {lit(1), lit(3)};
+       a.buffers[1].shape = a.inputs[1].shape;
      },
-     "shape rule 0 (input 'shape') result: dim 2 has invalid extent -2"},
-    {"RuleResultWithBadSymbolName",
-     [](Artifact &a) { a.shapeRules[0].result[1].symbol = "r\x02"; },
-     "shape rule 0 (input 'shape') result dim 1: name contains control "
-     "characters"},
-    {"SymbolOfNoInputAndNoRule", [](Artifact &a) { a.shapeRules.clear(); },
+     "input 'shape' must be int64 of static shape [3] (one value per "
+     "result), not int64 [1, 3]"},
+    {"InputOfSymbolicShape",
+     [](Artifact &a) {
+       a.inputs[1].shape = {sym("n")};
+       a.buffers[1].shape = a.inputs[1].shape;
+     },
+     "input 'shape' must be int64 of static shape [3] (one value per "
+     "result), not int64 [n]"},
+    {"InputValuesWithOperands",
+     [](Artifact &a) { a.shapeProgram[0].operands = {lit(1)}; },
+     "shape op 0 (InputValues of node 'Reshape_0'): has 1 operands and 3 "
+     "results, expected 0 and 3"},
+    {"ReshapeWithFewerOperandsThanResults",
+     [](Artifact &a) { a.shapeProgram[1].operands.resize(2); },
+     "shape op 1 (Reshape of node 'Reshape_0'): has 2 operands, fewer than "
+     "its 3 results (the source dims, then one target value per result)"},
+    {"ReshapeOfTooLargeARank",
+     [](Artifact &a) {
+       Shape &operands = a.shapeProgram[1].operands;
+       operands.insert(operands.begin(), 35, lit(1));
+     },
+     "shape op 1 (Reshape of node 'Reshape_0'): reshapes rank 37 into rank 3 "
+     "(at most 32)"},
+    {"BinaryWithOneOperand",
+     [](Artifact &a) {
+       a.shapeProgram.push_back(
+           arithmetic(ShapeOp::Kind::Add, {sym("n")}, {sym("m")}));
+     },
+     "shape op 2 (Add of node 'add_1'): has 1 operands and 1 results, "
+     "expected 2 and 1"},
+    {"BinaryWithTwoResults",
+     [](Artifact &a) {
+       a.shapeProgram.push_back(arithmetic(
+           ShapeOp::Kind::Max, {sym("n"), lit(1)}, {sym("m"), sym("k")}));
+     },
+     "shape op 2 (Max of node 'add_1'): has 2 operands and 2 results, "
+     "expected 2 and 1"},
+    {"CheckEqWithAResult",
+     [](Artifact &a) {
+       a.shapeProgram.push_back(arithmetic(
+           ShapeOp::Kind::CheckEq, {sym("n"), sym("r.d0")}, {sym("m")}));
+     },
+     "shape op 2 (CheckEq of node 'add_1'): has 2 operands and 1 results, "
+     "expected 2 and 0"},
+    {"OperandWithUndefinedSymbol",
+     [](Artifact &a) { a.shapeProgram[1].operands[0].symbol = "m"; },
+     "shape op 1 (Reshape of node 'Reshape_0') operand 0: symbol 'm' is not "
+     "defined by any input or earlier shape op"},
+    {"OperandDefinedByALaterOp",
+     [](Artifact &a) {
+       a.shapeProgram.insert(
+           a.shapeProgram.begin(),
+           arithmetic(ShapeOp::Kind::Mul, {lit(2), sym("r.d0")}, {sym("q")}));
+     },
+     "shape op 0 (Mul of node 'add_1') operand 1: symbol 'r.d0' is not "
+     "defined by any input or earlier shape op"},
+    {"OperandOfItsOwnResult",
+     [](Artifact &a) {
+       a.shapeProgram.push_back(
+           arithmetic(ShapeOp::Kind::Sub, {sym("q"), lit(1)}, {sym("q")}));
+     },
+     "shape op 2 (Sub of node 'add_1') operand 0: symbol 'q' is not defined"},
+    {"OperandWithBadSymbolName",
+     [](Artifact &a) { a.shapeProgram[1].operands[2].symbol = "s\x02"; },
+     "shape op 1 (Reshape of node 'Reshape_0') operand 2: name contains "
+     "control characters"},
+    {"ResultWithInvalidExtent",
+     [](Artifact &a) { a.shapeProgram[1].results[2] = lit(-2); },
+     "shape op 1 (Reshape of node 'Reshape_0') result 2: has invalid extent "
+     "-2"},
+    {"ResultWithHugeExtent",
+     [](Artifact &a) { a.shapeProgram[1].results[2] = lit(int64_t(1) << 50); },
+     "shape op 1 (Reshape of node 'Reshape_0') result 2: has invalid extent"},
+    {"ResultWithBadSymbolName",
+     [](Artifact &a) { a.shapeProgram[1].results[1].symbol = "r\x02"; },
+     "shape op 1 (Reshape of node 'Reshape_0') result 1: name contains "
+     "control characters"},
+    {"InputSetOnAnotherKind", [](Artifact &a) { a.shapeProgram[1].input = 1; },
+     "shape op 1 (Reshape of node 'Reshape_0'): sets an input (1), but only "
+     "InputValues reads one"},
+    {"AllowZeroOnAnotherKind",
+     [](Artifact &a) { a.shapeProgram[0].allowZero = true; },
+     "shape op 0 (InputValues of node 'Reshape_0'): sets allowZero, which "
+     "only Reshape has"},
+    {"NodeNameWithControlCharacters",
+     [](Artifact &a) { a.shapeProgram[1].onnxNode = "r\x01"; },
+     "shape op 1 node: name contains control characters"},
+    {"MessageTooLong",
+     [](Artifact &a) {
+       a.shapeProgram[1].message = std::string(kMaxNameLength + 1, 'm');
+     },
+     "shape op 1 message: name is 4097 bytes long (at most 4096)"},
+    {"SymbolOfNoInputAndNoShapeOp", [](Artifact &a) { a.shapeProgram.clear(); },
      "launch 0 (kernel 'abi_probe') argument 0: symbol 'r.d0' is not defined "
-     "by any input or shape rule"},
+     "by any input or the shape program"},
+    {"OutputSymbolOfNoInputAndNoShapeOp",
+     [](Artifact &a) {
+       a.outputs[0].shape = {sym("p.n")};
+       a.buffers[2].shape = a.outputs[0].shape;
+     },
+     "buffer 2: symbol 'p.n' is not defined by any input or the shape "
+     "program"},
 };
 
 /// Checks that `a` is rejected with `expected`, directly and on load.
@@ -229,28 +331,59 @@ TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
 INSTANTIATE_TEST_SUITE_P(Artifact, Validation, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return info.param.name; });
 
-class RuleValidation : public ::testing::TestWithParam<Case> {};
+class ProgramValidation : public ::testing::TestWithParam<Case> {};
 
-TEST_P(RuleValidation, IsRejectedWithAMessageNamingTheCulprit) {
+TEST_P(ProgramValidation, IsRejectedWithAMessageNamingTheCulprit) {
   Artifact a = test::reshapeModel({false, false, false});
   GetParam().mutate(a);
   expectRejected(a, GetParam().expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Artifact, RuleValidation,
-                         ::testing::ValuesIn(kRuleCases),
+INSTANTIATE_TEST_SUITE_P(Artifact, ProgramValidation,
+                         ::testing::ValuesIn(kProgramCases),
                          [](const auto &info) { return info.param.name; });
 
-TEST(Validation, ShapeRulesDefineSymbolsInOrder) {
+TEST(Validation, ShapeProgramDefinesSymbolsInOrder) {
   Artifact a = test::reshapeModel({false, false, false});
-  // A second rule reshapes the first one's result; its own result repeats
-  // a symbol of an input and a static extent (both checked at run time).
-  ShapeFromInput second = a.shapeRules[0];
-  second.source = second.result;
-  second.result = {{-1, "n"}, {-1, "r.d0"}, {4, ""}};
-  a.shapeRules.push_back(second);
+  // A second Reshape reshapes the first one's result; its own results repeat
+  // a symbol of an input and a static extent (both checked at run time),
+  // and its target holds literals, a -1 among them.
+  ShapeOp second = a.shapeProgram[1];
+  second.operands = a.shapeProgram[1].results;
+  for (int64_t v : {0, -1, 4})
+    second.operands.push_back(lit(v));
+  second.results = {sym("n"), sym("r.d0"), lit(4)};
+  a.shapeProgram.push_back(second);
+  // Every arithmetic kind, on symbols of inputs and earlier results, and a
+  // check; negative literal operands are plain integers.
+  using K = ShapeOp::Kind;
+  for (K kind : {K::Add, K::Sub, K::Mul, K::FloorDiv, K::CeilDiv, K::Mod,
+                 K::Min, K::Max})
+    a.shapeProgram.push_back(arithmetic(
+        kind, {sym("n"), lit(-3)},
+        {sym(("k" + std::to_string(static_cast<int>(kind))).c_str())}));
+  a.shapeProgram.push_back(
+      arithmetic(K::Add, {sym("k0"), sym("k1")}, {lit(7)}));
+  a.shapeProgram.push_back(
+      arithmetic(K::CheckEq, {sym("k2"), sym("r.d1")}, {}));
   std::string error;
   EXPECT_TRUE(validate(a, error)) << error;
+}
+
+TEST(Validation, InputValuesOfAScalarOrOfOneValue) {
+  Artifact a = test::reshapeModel({false, false, false});
+  a.inputs[1].shape = {};
+  a.buffers[1].shape = {};
+  a.shapeProgram[0].results = {sym("k")};
+  a.shapeProgram[1].operands = {sym("n"), lit(6), lit(-1), sym("k"), lit(2)};
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+  a.inputs[1].shape = {lit(1)};
+  a.buffers[1].shape = {lit(1)};
+  EXPECT_TRUE(validate(a, error)) << error;
+  a.shapeProgram[0].results = {};
+  EXPECT_FALSE(validate(a, error));
+  EXPECT_THAT(error, HasSubstr("must be int64 of static shape [0]"));
 }
 
 TEST(Validation, ValidModelsPass) {

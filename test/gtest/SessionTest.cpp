@@ -281,7 +281,7 @@ TEST_F(SessionTest, OutputsAreViewsWithTheirSignaturesShape) {
   EXPECT_THAT(dims, ElementsAre(1));
 }
 
-TEST_F(SessionTest, ShapeRuleBindsTheViewFromTheValues) {
+TEST_F(SessionTest, ReshapeBindsTheViewFromTheValues) {
   open(test::reshapeModel());
   std::vector<float> x(24, 1.0f);
   ASSERT_OK(setFloats("x", {4, 6}, x));
@@ -299,11 +299,12 @@ TEST_F(SessionTest, ShapeRuleBindsTheViewFromTheValues) {
   EXPECT_THAT(probedSizes(), ElementsAre(1, 3, 2));
 }
 
-TEST_F(SessionTest, ShapeRuleErrorsNameTheInputAndTheValues) {
+TEST_F(SessionTest, ReshapeErrorsNameTheNodeTheInputAndTheValues) {
   open(test::reshapeModel());
   ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
   const std::string prefix =
-      "input 'shape': cannot reshape [4, 6] (24 elements) into ";
+      "node 'Reshape_0' (Reshape): input 'shape': cannot reshape [4, 6] (24 "
+      "elements) into ";
   struct {
     std::vector<int64_t> values;
     std::string message;
@@ -339,9 +340,9 @@ TEST_F(SessionTest, ShapeRuleErrorsNameTheInputAndTheValues) {
   EXPECT_THAT(probedSizes(), ElementsAre(4, 3, 2));
 }
 
-TEST_F(SessionTest, ShapeRuleWithAllowZero) {
+TEST_F(SessionTest, ReshapeWithAllowZero) {
   format::Artifact model = test::reshapeModel();
-  model.shapeRules[0].allowZero = true;
+  model.shapeProgram[1].allowZero = true;
   open(model);
   // An empty source: 0 is a literal 0, so the other dims are free.
   ASSERT_OK(setFloats("x", {0, 6}, {}));
@@ -352,14 +353,16 @@ TEST_F(SessionTest, ShapeRuleWithAllowZero) {
   Result r = take(tessel_session_run(session));
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(r.message,
-            "input 'shape': cannot reshape [0, 6] (0 elements) into [0, -1, "
-            "6]: with allowzero, a 0 and a -1 cannot be used together");
+            "node 'Reshape_0' (Reshape): input 'shape': cannot reshape [0, "
+            "6] (0 elements) into [0, -1, 6]: with allowzero, a 0 and a -1 "
+            "cannot be used together");
   // A 0 is no copy: 24 elements do not fit in [4, 0, 6].
   ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
   ASSERT_OK(setInts("shape", {4, 0, 6}));
   r = take(tessel_session_run(session));
-  EXPECT_EQ(r.message, "input 'shape': cannot reshape [4, 6] (24 elements) "
-                       "into [4, 0, 6]: that is 0 elements");
+  EXPECT_EQ(r.message, "node 'Reshape_0' (Reshape): input 'shape': cannot "
+                       "reshape [4, 6] (24 elements) into [4, 0, 6]: that is "
+                       "0 elements");
 }
 
 TEST_F(SessionTest, WithoutAllowZeroAZeroCopiesAnEmptyDim) {
@@ -371,17 +374,17 @@ TEST_F(SessionTest, WithoutAllowZeroAZeroCopiesAnEmptyDim) {
   // -1 next to an empty dim cannot be inferred (as in ONNX Runtime).
   ASSERT_OK(setInts("shape", {0, -1, 2}));
   Result r = take(tessel_session_run(session));
-  EXPECT_EQ(r.message, "input 'shape': cannot reshape [0, 6] (0 elements) "
-                       "into [0, -1, 2]: the -1 cannot be inferred when "
-                       "another dim is 0");
+  EXPECT_EQ(r.message, "node 'Reshape_0' (Reshape): input 'shape': cannot "
+                       "reshape [0, 6] (0 elements) into [0, -1, 2]: the -1 "
+                       "cannot be inferred when another dim is 0");
 }
 
-TEST_F(SessionTest, ShapeRuleChecksDimsBoundElsewhere) {
+TEST_F(SessionTest, ReshapeChecksDimsBoundElsewhere) {
   // After the compiler equated a result dim with an input's symbol, or with
-  // a static extent, the rule checks it instead of binding it.
+  // a static extent, the instruction checks it instead of binding it.
   format::Artifact model = test::reshapeModel();
   format::Shape viewed = {{-1, "n"}, {-1, "r.d1"}, {2, ""}};
-  model.shapeRules[0].result = viewed;
+  model.shapeProgram[1].results = viewed;
   model.plan[0].args[0].shape = viewed;
   open(model);
   ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
@@ -391,13 +394,129 @@ TEST_F(SessionTest, ShapeRuleChecksDimsBoundElsewhere) {
   ASSERT_OK(setInts("shape", {2, 6, 2}));
   Result r = take(tessel_session_run(session));
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(r.message, "symbol 'n' bound to 4 by input 'x' and 2 by the "
-                       "values of input 'shape' ([2, 6, 2])");
+  EXPECT_EQ(r.message, "node 'Reshape_0' (Reshape): symbol 'n' bound to 4 by "
+                       "input 'x' and 2 by the values of input 'shape' ([2, "
+                       "6, 2])");
   ASSERT_OK(setInts("shape", {4, 2, 3}));
   r = take(tessel_session_run(session));
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(r.message, "input 'shape': reshaping [4, 6] into [4, 2, 3] gives "
-                       "[4, 2, 3], but the model needs dim 2 to be 2");
+  EXPECT_EQ(r.message, "node 'Reshape_0' (Reshape): input 'shape': reshaping "
+                       "[4, 6] into [4, 2, 3] gives [4, 2, 3], but the model "
+                       "needs dim 2 to be 2");
+}
+
+/// reshapeModel with a program of arithmetic instead of a Reshape: x [n, 6]
+/// is viewed as [d0, b, c] where (a, b, c) are the values of `shape`, with
+/// 6n a multiple of bc, d0 = 6n / bc, and a checked to equal d0.
+format::Artifact arithmeticModel() {
+  using format::ShapeOp;
+  using K = ShapeOp::Kind;
+  format::Artifact model = test::reshapeModel();
+  auto op = [](K kind, format::Shape operands, format::Shape results,
+               const char *node, const char *type, const char *message = "") {
+    ShapeOp o;
+    o.kind = kind;
+    o.operands = std::move(operands);
+    o.results = std::move(results);
+    o.onnxNode = node;
+    o.onnxOp = type;
+    o.message = message;
+    return o;
+  };
+  format::Dim a{-1, "shape.0"}, b{-1, "shape.1"}, c{-1, "shape.2"};
+  format::Dim n{-1, "n"}, six{6, ""}, zero{0, ""};
+  format::Dim bc{-1, "bc"}, total{-1, "total"}, d0{-1, "d0"};
+  model.shapeProgram.resize(1); // InputValues of `shape`
+  model.shapeProgram.push_back(op(K::Mul, {b, c}, {bc}, "mul_bc", "Mul"));
+  model.shapeProgram.push_back(op(K::Mul, {n, six}, {total}, "size", "Size"));
+  model.shapeProgram.push_back(
+      op(K::Mod, {total, bc}, {zero}, "tile", "Mod", "the view must tile x"));
+  model.shapeProgram.push_back(
+      op(K::FloorDiv, {total, bc}, {d0}, "div", "Div"));
+  model.shapeProgram.push_back(
+      op(K::CheckEq, {a, d0}, {}, "check", "Reshape", "dim 0 of the view"));
+  model.plan[0].args[0].shape = {d0, b, c};
+  return model;
+}
+
+TEST_F(SessionTest, ShapeProgramArithmeticBindsTheView) {
+  open(arithmeticModel());
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  ASSERT_OK(setInts("shape", {2, 3, 4}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(2, 3, 4));
+  ASSERT_OK(setInts("shape", {3, 2, 4}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(3, 2, 4));
+  ASSERT_OK(setFloats("x", {2, 6}, std::vector<float>(12, 1.0f)));
+  ASSERT_OK(setInts("shape", {1, 12, 1}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(1, 12, 1));
+}
+
+TEST_F(SessionTest, ShapeProgramErrorsNameTheNodeAndTheValues) {
+  open(arithmeticModel());
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  struct {
+    std::vector<int64_t> values;
+    std::string message;
+  } cases[] = {
+      // A static result is checked.
+      {{2, 5, 4},
+       "node 'tile' (Mod): the view must tile x: 24 mod 20 is 4, but the "
+       "model needs 0"},
+      {{3, 3, 4}, "node 'check' (Reshape): dim 0 of the view: 3 vs 2"},
+      {{2, 0, 4},
+       "node 'tile' (Mod): the view must tile x: 24 mod 0: division by zero"},
+      {{1, int64_t(1) << 40, int64_t(1) << 40},
+       "node 'mul_bc' (Mul): 1099511627776 * 1099511627776: overflows int64"},
+      // The program may compute negative values, but not use them as dims.
+      {{-2, -3, 4},
+       "symbol 'd0' is -2 (bound by node 'div' (Div) computing floor(24 / "
+       "-12)), not a valid extent"},
+  };
+  for (const auto &c : cases) {
+    ASSERT_OK(setInts("shape", c.values));
+    Result r = take(tessel_session_run(session));
+    EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+    EXPECT_EQ(r.message, c.message);
+    tessel_tensor_view_t view;
+    EXPECT_EQ(take(tessel_session_get_output(session, "p", &view)).code,
+              TESSEL_STATUS_FAILED_PRECONDITION);
+  }
+  ASSERT_OK(setInts("shape", {2, 3, 4}));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(2, 3, 4));
+}
+
+TEST_F(SessionTest, InputValuesOfAScalar) {
+  // shape: int64 [] holds k; x [n, 6] is viewed as [n, 6 / k, k].
+  using K = format::ShapeOp::Kind;
+  format::Artifact model = test::reshapeModel();
+  model.inputs[1].shape = {};
+  model.buffers[1].shape = {};
+  model.shapeProgram[0].results = {{-1, "k"}};
+  format::ShapeOp div;
+  div.kind = K::FloorDiv;
+  div.operands = {{6, ""}, {-1, "k"}};
+  div.results = {{-1, "q"}};
+  div.onnxNode = "div";
+  div.onnxOp = "Div";
+  model.shapeProgram[1] = div;
+  model.plan[0].args[0].shape = {{-1, "n"}, {-1, "q"}, {-1, "k"}};
+  open(model);
+  ASSERT_OK(setFloats("x", {4, 6}, std::vector<float>(24, 1.0f)));
+  int64_t k = 3;
+  ASSERT_OK(tessel_session_set_input(session, "shape", TESSEL_DTYPE_INT64, 0,
+                                     nullptr, &k, sizeof(k)));
+  ASSERT_OK(tessel_session_run(session));
+  EXPECT_THAT(probedSizes(), ElementsAre(4, 2, 3));
+  k = 0;
+  ASSERT_OK(tessel_session_set_input(session, "shape", TESSEL_DTYPE_INT64, 0,
+                                     nullptr, &k, sizeof(k)));
+  Result r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "node 'div' (Div): floor(6 / 0): division by zero");
 }
 
 TEST_F(SessionTest, CopyOutputChecksTheBufferSize) {

@@ -132,7 +132,22 @@ format::Artifact reshapeModel(Targets targets) {
   a.outputs = {{"p", DType::I64, out, 2}};
   a.kernels = {{"abi_probe", "Probe_0", "Probe"}};
   a.plan = {{0, {{0, viewed}, {2, out}}, {}}};
-  a.shapeRules = {{1, in, /*allowZero=*/false, viewed}};
+  // The values of `shape` (InputValues), then ONNX Reshape of [n, 6] by them.
+  format::ShapeOp values;
+  values.kind = format::ShapeOp::Kind::InputValues;
+  values.results = {sym("shape.0"), sym("shape.1"), sym("shape.2")};
+  values.input = 1;
+  values.onnxNode = "Reshape_0";
+  values.onnxOp = "Reshape";
+  format::ShapeOp reshape;
+  reshape.kind = format::ShapeOp::Kind::Reshape;
+  reshape.operands = in;
+  reshape.operands.insert(reshape.operands.end(), values.results.begin(),
+                          values.results.end());
+  reshape.results = viewed;
+  reshape.onnxNode = "Reshape_0";
+  reshape.onnxOp = "Reshape";
+  a.shapeProgram = {values, reshape};
   addBinaries(a, targets);
   return a;
 }

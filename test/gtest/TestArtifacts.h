@@ -11,9 +11,11 @@
 //                w1 = {10, 20, 30} and w2 = {1, 2, 3}
 //   probeModel:  input x: f32[2, n, 4]; p: i64[8] = the ABI descriptor the
 //                kernel received (offset, sizes, strides, alloc == aligned)
-//   reshapeModel: inputs x: f32[n, 6], shape: i64[3]; a shape rule reshapes
-//                [n, 6] by the values of `shape` into [r.d0, r.d1, r.d2],
-//                the view the probe kernel gets; p as in probeModel
+//   reshapeModel: inputs x: f32[n, 6], shape: i64[3]; the shape program
+//                reads the values of `shape` (op 0, InputValues, into
+//                shape.0..2) and reshapes [n, 6] by them (op 1, Reshape of
+//                node 'Reshape_0') into [r.d0, r.d1, r.d2], the view the
+//                probe kernel gets; p as in probeModel
 //
 //===----------------------------------------------------------------------===//
 
