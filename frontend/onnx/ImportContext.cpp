@@ -51,13 +51,26 @@ static std::string nodeName(const onnx::NodeProto &node) {
   return node.output_size() ? node.output(0) : node.op_type();
 }
 
-NodeContext::NodeContext(ImportContext &ctx, const onnx::NodeProto &node)
-    : ctx(ctx), node(node), loc(onnxNodeLoc(ctx.builder.getContext(), ctx.file,
-                                            nodeName(node), node.op_type())),
-      b(ctx.builder) {}
+Location onnx_import::nodeLocation(ImportContext &ctx,
+                                   const onnx::NodeProto &node) {
+  return onnxNodeLoc(ctx.builder.getContext(), ctx.file, nodeName(node),
+                     node.op_type());
+}
+
+NodeContext::NodeContext(ImportContext &ctx, const onnx::NodeProto &node,
+                         int64_t opset, Location loc)
+    : ctx(ctx), node(node), opset(opset), loc(loc), b(ctx.builder) {}
 
 LogicalResult NodeContext::error(const Twine &message) {
   return emitError(loc) << describeLoc(loc) << ": " << message;
+}
+
+LogicalResult NodeContext::unsupported(const Twine &versionProblem) {
+  if (!versionProblem.str().empty())
+    return error(versionProblem);
+  std::string domain = canonicalDomain(node.domain()).str();
+  return error("unsupported op '" + (domain.empty() ? "" : domain + ".") +
+               node.op_type() + "'");
 }
 
 bool NodeContext::hasInput(int i) const {

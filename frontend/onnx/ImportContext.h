@@ -1,9 +1,10 @@
 //===- ImportContext.h - State shared by the ONNX op importers --*- C++ -*-===//
 //
 // The importer walks the graph's nodes in order; each op handler (one file
-// per op family under ops/) reads its node through a NodeContext: inputs as
-// MLIR values, attributes with ONNX defaults, constant inputs, and errors
-// that name the file, node and op.
+// per op family under ops/, registered in OpRegistry.h) reads its node
+// through a NodeContext: inputs as MLIR values, attributes with ONNX
+// defaults, constant inputs, the opset in effect, and errors that name the
+// file, node and op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #define TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H
 
 #include "dialects/Graph/TesselDialect.h"
+#include "frontend/onnx/OpRegistry.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -30,12 +32,11 @@ struct GraphValue {
 
 /// Whole-import state.
 struct ImportContext {
-  ImportContext(mlir::MLIRContext &context, std::string file, int64_t opset)
-      : builder(&context), file(std::move(file)), opset(opset) {}
+  ImportContext(mlir::MLIRContext &context, std::string file)
+      : builder(&context), file(std::move(file)) {}
 
   mlir::OpBuilder builder;
   std::string file;
-  int64_t opset;
   llvm::StringMap<GraphValue> values;
 
   /// The MLIR element type of an ONNX TensorProto.DataType, or null.
@@ -57,13 +58,21 @@ private:
 /// Reads a whole file; false when it cannot be read.
 bool readWholeFile(const std::string &path, std::string &out);
 
+/// The location of a node of the model: NameLoc(name, NameLoc(op, file)).
+/// Unnamed nodes are known by their first output.
+mlir::Location nodeLocation(ImportContext &ctx, const onnx::NodeProto &node);
+
 /// One node being imported.
 class NodeContext {
 public:
-  NodeContext(ImportContext &ctx, const onnx::NodeProto &node);
+  /// `opset` is the version of the node's domain the model imports.
+  NodeContext(ImportContext &ctx, const onnx::NodeProto &node, int64_t opset,
+              mlir::Location loc);
 
   ImportContext &ctx;
   const onnx::NodeProto &node;
+  /// The opset of the node's domain the model imports.
+  int64_t opset;
   mlir::Location loc;
   mlir::OpBuilder &b;
 
@@ -94,17 +103,10 @@ public:
 
   /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure.
   mlir::LogicalResult error(const llvm::Twine &message);
+  /// Reports that this node's op is unsupported ("unsupported op 'Foo'"),
+  /// or with `versionProblem`, that its opset is.
+  mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
-
-using OpHandler = mlir::LogicalResult (*)(NodeContext &);
-using OpTable = llvm::StringMap<OpHandler>;
-
-/// Each op family registers its handlers by ONNX op type.
-void registerElementwiseOps(OpTable &table);
-void registerContractionOps(OpTable &table);
-void registerPoolingOps(OpTable &table);
-void registerNormalizationOps(OpTable &table);
-void registerTensorOps(OpTable &table);
 
 /// The product of `dims`, or ShapedType::kDynamic if any is dynamic.
 int64_t productOfDims(llvm::ArrayRef<int64_t> dims);

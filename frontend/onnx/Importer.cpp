@@ -3,8 +3,10 @@
 // Parses the model with protobuf, resolves external data (only inside the
 // model's folder), turns initializers into constants and graph inputs into
 // function arguments (symbolic dims become dynamic dims whose names are kept
-// in `tessel.arg_symbols`), then imports each node with the handler of its
-// op type. Every error names the file and, when one is at fault, the node.
+// in `tessel.arg_symbols`), then imports each node with the handler
+// registered for its (domain, op type) at the opset the model imports for
+// that domain. Every error names the file and, when one is at fault, the
+// node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace mlir;
 using namespace tessel;
@@ -45,10 +48,14 @@ private:
   }
   FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                         SmallVectorImpl<Attribute> &symbols);
+  LogicalResult importNode(const onnx::NodeProto &node);
 
   MLIRContext &context;
   std::string path;
   std::unique_ptr<ImportContext> ctx;
+  const OpRegistry &registry = OpRegistry::builtin();
+  /// Opset the model imports per (canonical) domain.
+  std::map<std::string, int64_t> opsets;
 };
 
 } // namespace
@@ -98,15 +105,13 @@ OwningOpRef<ModuleOp> Importer::run() {
     (void)fail("not a valid ONNX model (protobuf parse failed or no graph)");
     return {};
   }
-  int64_t opset = 0;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = o.version();
-  if (opset == 0) {
+    opsets[canonicalDomain(o.domain()).str()] = o.version();
+  if (!opsets.count("")) {
     (void)fail("the model imports no opset of the default ONNX domain");
     return {};
   }
-  ctx = std::make_unique<ImportContext>(context, path, opset);
+  ctx = std::make_unique<ImportContext>(context, path);
   OpBuilder &b = ctx->builder;
   const onnx::GraphProto &graph = model.graph();
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
@@ -152,25 +157,9 @@ OwningOpRef<ModuleOp> Importer::run() {
         GraphValue{ConstantOp::create(b, loc, *value), t.data_type()};
   }
 
-  OpTable table;
-  registerElementwiseOps(table);
-  registerContractionOps(table);
-  registerPoolingOps(table);
-  registerNormalizationOps(table);
-  registerTensorOps(table);
-  for (const onnx::NodeProto &node : graph.node()) {
-    NodeContext n(*ctx, node);
-    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-    auto it = table.find(node.op_type());
-    if (!defaultDomain || it == table.end()) {
-      (void)n.error("unsupported op '" +
-                    (defaultDomain ? "" : node.domain() + ".") +
-                    node.op_type() + "'");
+  for (const onnx::NodeProto &node : graph.node())
+    if (failed(importNode(node)))
       return {};
-    }
-    if (failed(it->second(n)))
-      return {};
-  }
 
   SmallVector<Value> results;
   SmallVector<Attribute> outputNames, outputTypes;
@@ -194,8 +183,36 @@ OwningOpRef<ModuleOp> Importer::run() {
   return module;
 }
 
+LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  std::string domain = canonicalDomain(node.domain()).str();
+  auto opset = opsets.find(domain);
+  bool imported = opset != opsets.end();
+  NodeContext n(*ctx, node, imported ? opset->second : 0,
+                nodeLocation(*ctx, node));
+  if (imported)
+    if (const OpHandlerEntry *entry =
+            registry.lookup(domain, node.op_type(), n.opset))
+      return entry->handler(n);
+  std::string ranges = registry.supportedRanges(domain, node.op_type());
+  if (ranges.empty() || !imported)
+    return n.unsupported();
+  return n.unsupported("opset " + Twine(n.opset) + " of domain '" +
+                       displayDomain(domain) + "' is not supported (supported: " +
+                       ranges + ")");
+}
+
 OwningOpRef<ModuleOp> tessel::importOnnxModel(MLIRContext &context,
                                               const std::string &path) {
   context.loadDialect<TesselDialect, func::FuncDialect>();
   return Importer(context, path).run();
+}
+
+std::vector<SupportedOnnxOp> tessel::supportedOnnxOps() {
+  std::vector<SupportedOnnxOp> out;
+  for (const OpHandlerEntry *entry : OpRegistry::builtin().all())
+    out.push_back(SupportedOnnxOp{
+        displayDomain(entry->domain), entry->opType, entry->sinceVersion,
+        entry->lastVersion == kLatestOpset ? 0 : entry->lastVersion,
+        entry->rangeString()});
+  return out;
 }

@@ -11,7 +11,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tessel {
 
@@ -22,6 +24,19 @@ namespace tessel {
 /// are not initializers and carry `tessel.arg_symbols`.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
                                                   const std::string &path);
+
+/// One op the importer has a handler for, and the opsets of its domain it
+/// handles: [firstOpset, lastOpset], lastOpset 0 for "and every later one".
+struct SupportedOnnxOp {
+  std::string domain; ///< "ai.onnx" for the default domain
+  std::string opType;
+  int64_t firstOpset = 1;
+  int64_t lastOpset = 0;
+  std::string range; ///< "13+", "1-12"
+};
+
+/// Every handler of the importer, by domain, op type and opset.
+std::vector<SupportedOnnxOp> supportedOnnxOps();
 
 } // namespace tessel
 

@@ -1,8 +1,10 @@
 //===- tessel-compile.cpp - Compile an ONNX model into a .tsl artifact ----===//
 //
 // tessel-compile MODEL.onnx -o OUT.tsl [--target T]... [--mcpu CPU]
+// tessel-compile --list-ops
 //
-// A thin main over tessel::compileOnnxModel. Errors print one line,
+// A thin main over tessel::compileOnnxModel (and, for --list-ops, the
+// frontend's op registry). Errors print one line,
 // "tessel-compile: error: <file>: node '<n>' (<op>): <message>", and exit 2;
 // the output file is written to a temporary name and renamed, so a failed
 // compile never leaves a partial artifact.
@@ -12,6 +14,7 @@
 #include "compiler/Compile.h"
 #include "compiler/Registration.h"
 #include "dialects/Graph/TesselDialect.h"
+#include "frontend/onnx/Importer.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -26,9 +29,12 @@
 static const char *kUsage =
     "usage: tessel-compile MODEL.onnx -o OUT.tsl [--target TARGET]... "
     "[--mcpu CPU]\n"
+    "       tessel-compile --list-ops\n"
     "\n"
     "Compiles an ONNX model into a Tessel artifact (.tsl).\n"
     "\n"
+    "  --list-ops         print each supported op as DOMAIN OP OPSETS (e.g.\n"
+    "                     'ai.onnx Softmax 13+')\n"
     "  -o OUT.tsl         the artifact to write (required)\n"
     "  --target TARGET    cpu (default), cuda:sm_80, cuda:sm_90, rocm:gfx90a,\n"
     "                     rocm:gfx942; repeat for several targets in one file\n"
@@ -49,6 +55,12 @@ static int usageError(const std::string &message) {
   return 2;
 }
 
+static int listOps() {
+  for (const tessel::SupportedOnnxOp &op : tessel::supportedOnnxOps())
+    std::cout << op.domain << " " << op.opType << " " << op.range << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::string input, output, dumpDir;
   tessel::CompileOptions options;
@@ -65,6 +77,8 @@ int main(int argc, char **argv) {
       std::cout << kUsage;
       return 0;
     }
+    if (arg == "--list-ops")
+      return listOps();
     if (arg == "-o") {
       if (!value(output))
         return usageError("-o needs a file name");

@@ -114,8 +114,10 @@ LogicalResult importConv(NodeContext &n) {
 
 } // namespace
 
-void onnx_import::registerContractionOps(OpTable &table) {
-  table["MatMul"] = importMatMul;
-  table["Gemm"] = importGemm;
-  table["Conv"] = importConv;
+void onnx_import::registerContractionOps(OpRegistry &r) {
+  r.add("MatMul", 1, importMatMul);
+  // Gemm before 7 broadcasts C only with the legacy `broadcast` attribute;
+  // C is optional since 11 (an absent C reads as no C at every version).
+  r.add("Gemm", 7, importGemm);
+  r.add("Conv", 1, importConv);
 }

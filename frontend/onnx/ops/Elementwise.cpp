@@ -45,12 +45,16 @@ template <typename Op> LogicalResult importUnary(NodeContext &n) {
 
 } // namespace
 
-void onnx_import::registerElementwiseOps(OpTable &table) {
-  table["Add"] = importBinary<AddOp>;
-  table["Sub"] = importBinary<SubOp>;
-  table["Mul"] = importBinary<MulOp>;
-  table["Div"] = importBinary<DivOp>;
-  table["Relu"] = importUnary<ReluOp>;
-  table["Sigmoid"] = importUnary<SigmoidOp>;
-  table["Tanh"] = importUnary<TanhOp>;
+void onnx_import::registerElementwiseOps(OpRegistry &r) {
+  // Opsets 1 and 6 broadcast only with the legacy `broadcast`/`axis`
+  // attributes; numpy broadcasting starts at 7.
+  r.add("Add", 7, importBinary<AddOp>);
+  r.add("Sub", 7, importBinary<SubOp>);
+  r.add("Mul", 7, importBinary<MulOp>);
+  r.add("Div", 7, importBinary<DivOp>);
+  // Later versions only add element types (opset 1's consumed_inputs is a
+  // legacy hint without effect).
+  r.add("Relu", 1, importUnary<ReluOp>);
+  r.add("Sigmoid", 1, importUnary<SigmoidOp>);
+  r.add("Tanh", 1, importUnary<TanhOp>);
 }

@@ -43,25 +43,42 @@ LogicalResult importBatchNorm(NodeContext &n) {
   return success();
 }
 
-LogicalResult importSoftmax(NodeContext &n) {
-  Value x = n.input(0);
-  if (!x)
+/// The float input and its normalized `axis` (default `dflt`), or failure.
+FailureOr<int64_t> softmaxAxis(NodeContext &n, int64_t dflt) {
+  if (!n.input(0))
     return failure();
   RankedTensorType xt = n.inputType(0);
   if (!isa<FloatType>(xt.getElementType()))
     return n.error("expects a floating-point input");
   int64_t rank = xt.getRank();
-  int64_t axis = n.getInt("axis", n.ctx.opset >= 13 ? -1 : 1);
+  int64_t axis = n.getInt("axis", dflt);
   if (axis < -rank || axis >= rank || rank == 0)
     return n.error("axis " + Twine(axis) + " is out of range for rank " +
                    Twine(rank));
-  if (axis < 0)
-    axis += rank;
-  if (n.ctx.opset >= 13 || axis == rank - 1) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Softmax-13: over one axis (default the last).
+LogicalResult importSoftmaxAxis(NodeContext &n) {
+  FailureOr<int64_t> axis = softmaxAxis(n, -1);
+  if (failed(axis))
+    return failure();
+  n.setOutput(0, SoftmaxOp::create(n.b, n.loc, n.input(0), *axis));
+  return success();
+}
+
+/// Softmax-1/11: over the input coerced to 2-D at `axis` (default 1).
+LogicalResult importSoftmax2D(NodeContext &n) {
+  FailureOr<int64_t> axisOr = softmaxAxis(n, 1);
+  if (failed(axisOr))
+    return failure();
+  Value x = n.input(0);
+  RankedTensorType xt = n.inputType(0);
+  int64_t axis = *axisOr, rank = xt.getRank();
+  if (axis == rank - 1) {
     n.setOutput(0, SoftmaxOp::create(n.b, n.loc, x, axis));
     return success();
   }
-  // Softmax-1/11: over the input coerced to 2-D at `axis`.
   int64_t outer = productOfDims(xt.getShape().take_front(axis));
   int64_t inner = productOfDims(xt.getShape().drop_front(axis));
   if (ShapedType::isDynamic(inner))
@@ -75,7 +92,9 @@ LogicalResult importSoftmax(NodeContext &n) {
 
 } // namespace
 
-void onnx_import::registerNormalizationOps(OpTable &table) {
-  table["BatchNormalization"] = importBatchNorm;
-  table["Softmax"] = importSoftmax;
+void onnx_import::registerNormalizationOps(OpRegistry &r) {
+  // Before 9, `spatial` (and before 7, `is_test`) change the semantics.
+  r.add("BatchNormalization", 9, importBatchNorm);
+  r.add("Softmax", 1, importSoftmax2D, /*last=*/12);
+  r.add("Softmax", 13, importSoftmaxAxis);
 }

@@ -116,8 +116,10 @@ LogicalResult importGlobalAveragePool(NodeContext &n) {
 
 } // namespace
 
-void onnx_import::registerPoolingOps(OpTable &table) {
-  table["MaxPool"] = importMaxPool;
-  table["AveragePool"] = importAveragePool;
-  table["GlobalAveragePool"] = importGlobalAveragePool;
+void onnx_import::registerPoolingOps(OpRegistry &r) {
+  // Later versions add attributes (Indices and storage_order at 8,
+  // ceil_mode and dilations at 10) whose defaults are the earlier behavior.
+  r.add("MaxPool", 1, importMaxPool);
+  r.add("AveragePool", 1, importAveragePool);
+  r.add("GlobalAveragePool", 1, importGlobalAveragePool);
 }

@@ -38,7 +38,8 @@ LogicalResult importReshape(NodeContext &n) {
   Value x = n.input(0), targetShape = x ? n.input(1) : Value();
   if (!targetShape)
     return failure();
-  bool allowZero = n.getInt("allowzero", 0) != 0;
+  // allowzero (a 0 is a 0, not a copy) exists since Reshape-14.
+  bool allowZero = n.opset >= 14 && n.getInt("allowzero", 0) != 0;
   if (!n.constantInput(1))
     return importRuntimeReshape(n, x, targetShape, allowZero);
   FailureOr<SmallVector<int64_t>> target = n.constantInts(1, "shape");
@@ -220,11 +221,15 @@ LogicalResult importIdentity(NodeContext &n) {
 
 } // namespace
 
-void onnx_import::registerTensorOps(OpTable &table) {
-  table["Reshape"] = importReshape;
-  table["Flatten"] = importFlatten;
-  table["Transpose"] = importTranspose;
-  table["Concat"] = importConcat;
-  table["Identity"] = importIdentity;
-  table["Constant"] = importConstant;
+void onnx_import::registerTensorOps(OpRegistry &r) {
+  // Reshape-1 takes the shape as an attribute; from 5 it is an input.
+  r.add("Reshape", 5, importReshape);
+  // Flatten-11 adds negative axes, which the handler reads at any version.
+  r.add("Flatten", 1, importFlatten);
+  r.add("Transpose", 1, importTranspose);
+  // Concat-1's axis defaults to 1; from 4 it is required.
+  r.add("Concat", 4, importConcat);
+  r.add("Identity", 1, importIdentity);
+  // value_float(s)/value_int(s) exist since 12; older models only use value.
+  r.add("Constant", 1, importConstant);
 }
