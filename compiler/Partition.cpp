@@ -11,6 +11,12 @@
 //     shape contract (dialects/Graph/ShapeContract.td) gives the extents of
 //     its results as index arithmetic, and each assumption of its kernel
 //     becomes a `plan.assert_eq` unless it is known to hold;
+//   * small int64 tensors computed from shapes (Shape, then Gather,
+//     Unsqueeze, Concat, Add ... on them, and small constants) are *host
+//     values*: partitioning tracks their elements as index values and
+//     evaluates those ops itself, so the shape arithmetic exporters put in
+//     the graph becomes plan arithmetic (folded where static) instead of
+//     kernels; a Reshape to such a value takes its elements as the target;
 //   * returned values are the plan's results; one that is an input, a
 //     weight, or a buffer returned already gets a copy dispatch.
 // Every dim of every tensor is an index value of the plan: a constant, a
@@ -50,6 +56,16 @@ private:
   /// The extents of every result of graph op `op` from its shape contract,
   /// after the checks of its assumptions.
   FailureOr<SmallVector<SmallVector<Value>>> resultDims(Operation *op);
+  /// The plan tensor of graph value `v` for `user`: a host value whose
+  /// elements are all constants becomes a weight; one computed at run time
+  /// cannot reach a kernel yet (an error at `user`).
+  FailureOr<Value> planValue(Value v, Operation *user);
+  /// The elements of graph value `v` when it is a host value (or a small
+  /// integer constant), one index value each in row-major order.
+  std::optional<SmallVector<Value>> hostElements(Value v);
+  /// Evaluates `op` on host values when it can (its results become host
+  /// values); false when it has to run as a kernel.
+  bool evaluateOnHost(Operation *op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDispatch(Operation *op);
   LogicalResult lowerReturn(func::ReturnOp op);
@@ -63,6 +79,7 @@ private:
   OpBuilder builder;
   IRMapping values; ///< graph tensor -> plan tensor
   DenseMap<Value, SmallVector<Value>> dims;
+  DenseMap<Value, SmallVector<Value>> hostValues; ///< graph value -> elements
   unsigned nextKernel = 0;
 };
 
@@ -117,8 +134,12 @@ Partitioner::resultDims(Operation *op) {
                            << "' declares no shape contract, so it cannot be "
                               "partitioned";
   SmallVector<SmallVector<Value>> operands;
-  for (Value v : op->getOperands())
-    operands.push_back(SmallVector<Value>(dimsOf(values.lookup(v))));
+  for (Value v : op->getOperands()) {
+    FailureOr<Value> operand = planValue(v, op);
+    if (failed(operand))
+      return failure();
+    operands.push_back(SmallVector<Value>(dimsOf(*operand)));
+  }
   SmallVector<SmallVector<Value>> results;
   SmallVector<ShapeAssumption> assumptions;
   if (failed(contract.reifyShapeContract(builder, operands, results,
@@ -140,23 +161,160 @@ static SmallVector<Value> dynamicOf(Type type, ArrayRef<Value> extents) {
   return out;
 }
 
+
+/// The most elements a host value has: shapes, not data.
+static constexpr int64_t kMaxHostElements = 64;
+
+/// Whether `type` can be a host value: a small static int64 tensor.
+static bool isHostType(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() && t.getElementType().isInteger(64) &&
+         t.getNumElements() <= kMaxHostElements;
+}
+
+std::optional<SmallVector<Value>> Partitioner::hostElements(Value v) {
+  auto it = hostValues.find(v);
+  if (it != hostValues.end())
+    return it->second;
+  auto constant = v.getDefiningOp<ConstantOp>();
+  if (!constant || !isHostType(v.getType()))
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense)
+    return std::nullopt;
+  SmallVector<Value> elements;
+  for (const APInt &e : dense.getValues<APInt>())
+    elements.push_back(index(e.getSExtValue(), constant.getLoc()));
+  return hostValues[v] = elements;
+}
+
+bool Partitioner::evaluateOnHost(Operation *op) {
+  if (op->getNumResults() != 1 || !isHostType(op->getResult(0).getType()))
+    return false;
+  // Only what derives from a Shape: an op on inputs and constants alone
+  // stays a kernel (its result may be data), while a Shape's values have no
+  // tensor until one is needed.
+  if (!isa<ShapeOp>(op) && llvm::all_of(op->getOperands(), [&](Value v) {
+        return values.lookupOrNull(v) != nullptr;
+      }))
+    return false;
+  Value result = op->getResult(0);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  Location loc = op->getLoc();
+  SmallVector<Value> elements;
+  if (auto shape = dyn_cast<ShapeOp>(op)) {
+    Value input = values.lookupOrNull(shape.getInput());
+    if (!input)
+      return false; // the shape of a host value folds in the graph
+    ArrayRef<Value> extents = dimsOf(input);
+    elements.assign(extents.begin() + shape.getStart(),
+                    extents.begin() + shape.getEnd());
+  } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    // Unsqueeze, Squeeze, Flatten, Reshape: the same elements.
+    std::optional<SmallVector<Value>> in = hostElements(reshape.getInput());
+    if (!in || reshape.getShape())
+      return false;
+    elements = *in;
+  } else if (auto gather = dyn_cast<GatherOp>(op)) {
+    // Picking elements of a 1-D host value at constant indices.
+    std::optional<SmallVector<Value>> data = hostElements(gather.getData());
+    auto indices = gather.getIndices().getDefiningOp<ConstantOp>();
+    if (!data || !indices ||
+        cast<RankedTensorType>(gather.getData().getType()).getRank() != 1)
+      return false;
+    auto dense = dyn_cast<DenseElementsAttr>(indices.getValue());
+    if (!dense)
+      return false;
+    int64_t n = data->size();
+    for (const APInt &i : dense.getValues<APInt>()) {
+      int64_t k = i.getSExtValue();
+      if (k < -n || k >= n)
+        return false; // the kernel's clamping applies
+      elements.push_back((*data)[k < 0 ? k + n : k]);
+    }
+  } else if (auto concat = dyn_cast<ConcatOp>(op)) {
+    if (resultType.getRank() != 1)
+      return false;
+    for (Value input : concat.getInputs()) {
+      std::optional<SmallVector<Value>> e = hostElements(input);
+      if (!e)
+        return false;
+      llvm::append_range(elements, *e);
+    }
+  } else if (isa<AddOp, SubOp, MulOp>(op)) {
+    // Elementwise on equal shapes or with a one-element operand.
+    std::optional<SmallVector<Value>> a = hostElements(op->getOperand(0));
+    std::optional<SmallVector<Value>> b = hostElements(op->getOperand(1));
+    if (!a || !b)
+      return false;
+    int64_t n = resultType.getNumElements();
+    if ((int64_t(a->size()) != n && a->size() != 1) ||
+        (int64_t(b->size()) != n && b->size() != 1))
+      return false;
+    for (int64_t i = 0; i < n; ++i) {
+      Value x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+      elements.push_back(
+          isa<AddOp>(op)   ? builder.createOrFold<arith::AddIOp>(loc, x, y)
+          : isa<SubOp>(op) ? builder.createOrFold<arith::SubIOp>(loc, x, y)
+                           : builder.createOrFold<arith::MulIOp>(loc, x, y));
+    }
+  } else {
+    return false;
+  }
+  hostValues[result] = std::move(elements);
+  return true;
+}
+
+FailureOr<Value> Partitioner::planValue(Value v, Operation *user) {
+  if (Value mapped = values.lookupOrNull(v))
+    return mapped;
+  std::optional<SmallVector<Value>> elements = hostElements(v);
+  assert(elements && "a graph value is either mapped or a host value");
+  SmallVector<int64_t> constants;
+  for (Value e : *elements) {
+    APInt c;
+    if (!matchPattern(e, m_ConstantInt(&c)))
+      return user->emitError()
+             << describeLoc(user->getLoc())
+             << ": reads a shape computed at run time as a tensor; only "
+                "Reshape targets and other shape computations can use it "
+                "so far";
+    constants.push_back(c.getSExtValue());
+  }
+  auto type = cast<RankedTensorType>(v.getType());
+  auto weight = plan::WeightOp::create(
+      builder, v.getLoc(), type,
+      DenseElementsAttr::get(type, ArrayRef<int64_t>(constants)));
+  values.map(v, weight.getResult());
+  return weight.getResult();
+}
+
 LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
-  Value source = values.lookup(op.getInput());
+  FailureOr<Value> planSource = planValue(op.getInput(), op);
+  if (failed(planSource))
+    return failure();
+  Value source = *planSource;
   SmallVector<Value> extents;
   if (Value shape = op.getShape()) {
-    // The runtime reads the target shape from the host copy of an input.
-    Value planShape = values.lookup(shape);
-    if (!isa<BlockArgument>(planShape))
-      return op.emitError() << describeLoc(op.getLoc())
-                            << ": the target shape must be a constant or a "
-                               "graph input";
+    // The target: a host value computed from shapes, or an input whose
+    // values the runtime reads from its host copy.
     RankedTensorType type = op.getType();
-    auto read = plan::InputValuesOp::create(
-        builder, op.getLoc(),
-        SmallVector<Type>(type.getRank(), builder.getIndexType()), planShape);
+    SmallVector<Value> target;
+    if (std::optional<SmallVector<Value>> e = hostElements(shape)) {
+      target = *e;
+    } else if (isa_and_nonnull<BlockArgument>(values.lookupOrNull(shape))) {
+      auto read = plan::InputValuesOp::create(
+          builder, op.getLoc(),
+          SmallVector<Type>(type.getRank(), builder.getIndexType()),
+          values.lookup(shape));
+      target = read.getValues();
+    } else {
+      return op.emitError() << describeLoc(op.getLoc())
+                            << ": the target shape must be a graph input or "
+                               "computed from shapes and constants";
+    }
     auto reshaped = plan::ReshapeDimsOp::create(
-        builder, op.getLoc(), dimsOf(source), read.getValues(),
-        op.getAllowzero());
+        builder, op.getLoc(), dimsOf(source), target, op.getAllowzero());
     for (int64_t d = 0; d < type.getRank(); ++d) {
       Value dim = reshaped.getDims()[d];
       if (!type.isDynamicDim(d)) {
@@ -225,8 +383,12 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
   if (failed(extents))
     return failure();
   SmallVector<Value> args, resultDynamicDims;
-  for (Value v : op->getOperands())
-    args.push_back(values.lookup(v));
+  for (Value v : op->getOperands()) {
+    FailureOr<Value> arg = planValue(v, op);
+    if (failed(arg))
+      return failure();
+    args.push_back(*arg);
+  }
   for (auto [result, e] : llvm::zip(op->getResults(), *extents))
     llvm::append_range(resultDynamicDims, dynamicOf(result.getType(), e));
   std::string symbol = createKernel(op);
@@ -253,7 +415,10 @@ LogicalResult Partitioner::lowerReturn(func::ReturnOp op) {
   SmallVector<Value> results;
   llvm::SmallPtrSet<Value, 8> returned;
   for (Value v : op.getOperands()) {
-    Value planValue = values.lookup(v);
+    FailureOr<Value> mapped = this->planValue(v, op);
+    if (failed(mapped))
+      return failure();
+    Value planValue = *mapped;
     Value root = bufferRoot(planValue);
     // An output owns its buffer: an input, a weight or a buffer returned
     // already is copied by an identity kernel.
@@ -295,6 +460,8 @@ LogicalResult Partitioner::run(ModuleOp planModule) {
       auto weight =
           plan::WeightOp::create(builder, c.getLoc(), c.getType(), c.getValue());
       values.map(c.getResult(), weight.getResult());
+    } else if (evaluateOnHost(&op)) {
+      continue;
     } else if (auto r = dyn_cast<ReshapeOp>(op)) {
       if (failed(lowerReshape(r)))
         return failure();

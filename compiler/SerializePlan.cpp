@@ -30,7 +30,7 @@ using namespace tessel;
 using format::Buffer;
 using format::Dim;
 using format::Shape;
-using format::ShapeOp;
+using ShapeInstr = format::ShapeOp;
 
 namespace {
 
@@ -54,7 +54,7 @@ private:
   LogicalResult addOutputs(func::ReturnOp op);
   /// Appends a shape instruction of `kind` for `op`, defining one fresh
   /// symbol per result of `op`.
-  void addShapeOp(Operation *op, ShapeOp::Kind kind, ValueRange operands);
+  void addShapeOp(Operation *op, ShapeInstr::Kind kind, ValueRange operands);
   LogicalResult addArith(Operation *op);
   FailureOr<Dim> dimOf(Value index, Operation *user);
   FailureOr<Shape> shapeOf(Value tensor, Operation *user);
@@ -264,9 +264,9 @@ LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
   return success();
 }
 
-void PlanSerializer::addShapeOp(Operation *op, ShapeOp::Kind kind,
+void PlanSerializer::addShapeOp(Operation *op, ShapeInstr::Kind kind,
                                 ValueRange operands) {
-  ShapeOp s;
+  ShapeInstr s;
   s.kind = kind;
   onnxNodeOf(op->getLoc(), s.onnxNode, s.onnxOp);
   for (Value v : operands)
@@ -281,16 +281,16 @@ void PlanSerializer::addShapeOp(Operation *op, ShapeOp::Kind kind,
 }
 
 LogicalResult PlanSerializer::addArith(Operation *op) {
-  std::optional<ShapeOp::Kind> kind =
-      llvm::TypeSwitch<Operation *, std::optional<ShapeOp::Kind>>(op)
-          .Case<arith::AddIOp>([](auto) { return ShapeOp::Kind::Add; })
-          .Case<arith::SubIOp>([](auto) { return ShapeOp::Kind::Sub; })
-          .Case<arith::MulIOp>([](auto) { return ShapeOp::Kind::Mul; })
+  std::optional<ShapeInstr::Kind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<ShapeInstr::Kind>>(op)
+          .Case<arith::AddIOp>([](auto) { return ShapeInstr::Kind::Add; })
+          .Case<arith::SubIOp>([](auto) { return ShapeInstr::Kind::Sub; })
+          .Case<arith::MulIOp>([](auto) { return ShapeInstr::Kind::Mul; })
           .Case<arith::FloorDivSIOp>(
-              [](auto) { return ShapeOp::Kind::FloorDiv; })
-          .Case<arith::CeilDivSIOp>([](auto) { return ShapeOp::Kind::CeilDiv; })
-          .Case<arith::MinSIOp>([](auto) { return ShapeOp::Kind::Min; })
-          .Case<arith::MaxSIOp>([](auto) { return ShapeOp::Kind::Max; })
+              [](auto) { return ShapeInstr::Kind::FloorDiv; })
+          .Case<arith::CeilDivSIOp>([](auto) { return ShapeInstr::Kind::CeilDiv; })
+          .Case<arith::MinSIOp>([](auto) { return ShapeInstr::Kind::Min; })
+          .Case<arith::MaxSIOp>([](auto) { return ShapeInstr::Kind::Max; })
           .Default([](auto) { return std::nullopt; });
   if (!kind || !op->getResult(0).getType().isIndex())
     return unsupported(op);
@@ -358,7 +358,7 @@ LogicalResult PlanSerializer::run() {
         views[v.getResult()] = View{source->second.buffer, s};
     } else if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
       auto arg = cast<BlockArgument>(read.getInput());
-      addShapeOp(read, ShapeOp::Kind::InputValues, {});
+      addShapeOp(read, ShapeInstr::Kind::InputValues, {});
       artifact.shapeProgram.back().input = arg.getArgNumber();
     } else if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
       SmallVector<Value> operands(reshape.getSource());
@@ -366,13 +366,13 @@ LogicalResult PlanSerializer::run() {
       for (Value v : operands)
         if (failed(dimOf(v, reshape)))
           return failure();
-      addShapeOp(reshape, ShapeOp::Kind::Reshape, operands);
+      addShapeOp(reshape, ShapeInstr::Kind::Reshape, operands);
       artifact.shapeProgram.back().allowZero = reshape.getAllowzero();
     } else if (auto check = dyn_cast<plan::AssertEqOp>(op)) {
       if (failed(dimOf(check.getLhs(), check)) ||
           failed(dimOf(check.getRhs(), check)))
         return failure();
-      addShapeOp(check, ShapeOp::Kind::CheckEq,
+      addShapeOp(check, ShapeInstr::Kind::CheckEq,
                  {check.getLhs(), check.getRhs()});
       artifact.shapeProgram.back().message = check.getMessage().str();
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -152,6 +152,7 @@ void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
   populateContractionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
+  populateGatherToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
 }
 

@@ -472,3 +472,35 @@ ConcatOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
   results.push_back(dims);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Shapes as values
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
+                                          SmallVectorImpl<Dims> &results,
+                                          SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  results.push_back({s.constant(getEnd() - getStart())});
+  return success();
+}
+
+LogicalResult
+GatherOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                             SmallVectorImpl<Dims> &results,
+                             SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  int64_t axis = getAxis();
+  // The kernel clamps indices into the axis, which must have an element.
+  Value extent = operands[0][axis];
+  assumptions.push_back({s.max(extent, s.constant(1)), extent,
+                         "dim " + std::to_string(axis) +
+                             " of input 0 (the gathered axis) must not be "
+                             "empty"});
+  Dims dims(operands[0].begin(), operands[0].begin() + axis);
+  llvm::append_range(dims, operands[1]);
+  dims.append(operands[0].begin() + axis + 1, operands[0].end());
+  useStaticDims(s, getType(), dims);
+  results.push_back(dims);
+  return success();
+}

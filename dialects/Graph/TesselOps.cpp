@@ -371,3 +371,40 @@ LogicalResult ConcatOp::verify() {
 
 #define GET_OP_CLASSES
 #include "dialects/Graph/TesselOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ShapeOp, GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOp::verify() {
+  int64_t rank = rankedType(getInput()).getRank();
+  int64_t start = getStart(), end = getEnd();
+  if (start < 0 || start > end || end > rank)
+    return emitOpError("dims [") << start << ", " << end
+                                 << ") of a rank-" << rank << " tensor";
+  return checkShape(*this, getType(), {end - start}, "result");
+}
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  RankedTensorType in = rankedType(getInput());
+  ArrayRef<int64_t> dims =
+      in.getShape().slice(getStart(), getEnd() - getStart());
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return {};
+  return DenseElementsAttr::get(getType(), dims);
+}
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType data = rankedType(getData());
+  RankedTensorType indices = rankedType(getIndices());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << data.getRank();
+  if (getType().getElementType() != data.getElementType())
+    return emitOpError("result element type differs from the data's");
+  SmallVector<int64_t> expected(data.getShape().take_front(axis));
+  llvm::append_range(expected, indices.getShape());
+  llvm::append_range(expected, data.getShape().drop_front(axis + 1));
+  return checkShape(*this, getType(), expected, "result");
+}

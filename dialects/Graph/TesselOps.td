@@ -315,4 +315,44 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Shapes as values
+//===----------------------------------------------------------------------===//
+
+def Tessel_ShapeOp : Tessel_Op<"shape"> {
+  let summary = "Dims [start, end) of a tensor's shape as int64 (ONNX Shape)";
+  let description = [{
+    `start` and `end` are normalized at import (0 <= start <= end <= rank).
+    Folds to a constant when those dims are static; otherwise partitioning
+    evaluates it on the host from the plan's extents.
+
+    ```mlir
+    %s = tessel.shape %x {start = 0, end = 2} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$start, I64Attr:$end);
+  let results = (outs 1DTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessel_GatherOp : Tessel_Op<"gather"> {
+  let summary = "Take slices of `data` along `axis` at `indices` (ONNX Gather)";
+  let description = [{
+    The result has shape data[:axis] + indices + data[axis+1:]. A negative
+    index counts from the end of the axis. Indices outside [-n, n) are an
+    error in ONNX; the kernel clamps them into range so that it never reads
+    out of bounds. On small int64 tensors computed from shapes (Shape, then
+    Gather) partitioning evaluates it on the host.
+  }];
+  let arguments = (ins AnyRankedTensor:$data,
+                   RankedTensorOf<[I32, I64]>:$indices, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_GRAPH_OPS

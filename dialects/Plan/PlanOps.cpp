@@ -232,6 +232,25 @@ struct FoldConstantReshapeDims : OpRewritePattern<ReshapeDimsOp> {
   }
 };
 
+/// Replaces the uses of each result whose target value is a positive
+/// constant by that constant (the op stays for its checks).
+struct ForwardConstantReshapeDims : OpRewritePattern<ReshapeDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (auto [value, dim] : llvm::zip(op.getValues(), op.getDims())) {
+      APInt c;
+      if (dim.use_empty() || !matchPattern(value, m_ConstantInt(&c)) ||
+          !c.isStrictlyPositive())
+        continue;
+      rewriter.replaceAllUsesWith(dim, value);
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
 /// Erases an assert_eq whose operands are the same value or equal constants.
 struct EraseTrivialAssertEq : OpRewritePattern<AssertEqOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -250,7 +269,7 @@ struct EraseTrivialAssertEq : OpRewritePattern<AssertEqOp> {
 
 void ReshapeDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                 MLIRContext *context) {
-  patterns.add<FoldConstantReshapeDims>(context);
+  patterns.add<FoldConstantReshapeDims, ForwardConstantReshapeDims>(context);
 }
 
 void AssertEqOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -93,6 +93,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerPoolingOps(r);
     registerNormalizationOps(r);
     registerTensorOps(r);
+    registerShapeOps(r);
     return r;
   }();
   return registry;

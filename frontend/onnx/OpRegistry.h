@@ -84,6 +84,7 @@ void registerContractionOps(OpRegistry &registry);
 void registerPoolingOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerTensorOps(OpRegistry &registry);
+void registerShapeOps(OpRegistry &registry);
 
 } // namespace tessel::onnx_import
 

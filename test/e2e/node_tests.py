@@ -49,6 +49,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 SUPPORTED_OPS = frozenset("""
     MatMul Gemm Add Sub Mul Div Relu Sigmoid Tanh Softmax Conv MaxPool AveragePool
     GlobalAveragePool Flatten Reshape Transpose Concat BatchNormalization Constant Identity
+    Shape Gather Unsqueeze Squeeze
 """.split())
 ONNX_DOMAINS = ("", "ai.onnx")
 

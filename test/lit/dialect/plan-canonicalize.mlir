@@ -119,3 +119,19 @@ func.func @assert_eq(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) {
   plan.assert_eq %n, %m, "unknown"
   return
 }
+
+// -----
+
+// A positive constant target value is the dim it gives: its uses take the
+// constant, and the op stays for its checks.
+// CHECK-LABEL: func.func @reshape_dims_forward_constants
+// CHECK-DAG:     %[[C4:.+]] = arith.constant 4 : index
+// CHECK:         %[[D:.+]]:2 = plan.reshape_dims
+// CHECK:         return %[[D]]#0, %[[C4]]
+func.func @reshape_dims_forward_constants(%x: tensor<?x4xf32>, %s: tensor<1xi64>) -> (index, index) {
+  %n = plan.dim %x[0] : tensor<?x4xf32>
+  %c4 = arith.constant 4 : index
+  %v = plan.input_values %s : tensor<1xi64> -> index
+  %d:2 = plan.reshape_dims(%n, %c4) to(%v, %c4) : index, index
+  return %d#0, %d#1 : index, index
+}

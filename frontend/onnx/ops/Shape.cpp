@@ -1,0 +1,167 @@
+//===- Shape.cpp - Shape, Gather, Unsqueeze, Squeeze -----------------------===//
+//
+// The ops exporters use to compute shapes inside the graph (Shape, then
+// Gather, Unsqueeze, Concat, into a Reshape), which are also ordinary data
+// ops: Gather picks embedding rows. Unsqueeze and Squeeze only insert or
+// remove dims of extent 1, so they are reshapes to a static target (views).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImportContext.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+namespace {
+
+LogicalResult importShape(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = n.inputType(0).getRank();
+  // Shape-15: [start, end), negative from the end, clamped into [0, rank].
+  auto normalize = [&](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::clamp<int64_t>(v, 0, rank);
+  };
+  int64_t start = normalize(n.getInt("start", 0));
+  int64_t end = normalize(n.getInt("end", rank));
+  end = std::max(start, end);
+  auto type = RankedTensorType::get({end - start}, n.b.getI64Type());
+  n.setOutput(0, ShapeOp::create(n.b, n.loc, type, x, start, end),
+              onnx::TensorProto::INT64);
+  return success();
+}
+
+/// The axes of Unsqueeze/Squeeze: an attribute before opset 13, a constant
+/// input from 13; normalized against `rank` and sorted. `required` is false
+/// for Squeeze, whose axes may be omitted.
+FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, int64_t rank,
+                                       bool &given) {
+  SmallVector<int64_t> axes;
+  given = true;
+  if (n.opset < 13) {
+    if (!n.attr("axes"))
+      return given = false, axes;
+    axes = n.getInts("axes");
+  } else if (n.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> a = n.constantInts(1, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    return given = false, axes;
+  }
+  for (int64_t &a : axes) {
+    if (a < -rank || a >= rank)
+      return n.error("axis " + Twine(a) + " is out of range for rank " +
+                     Twine(rank));
+    if (a < 0)
+      a += rank;
+  }
+  llvm::sort(axes);
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return n.error("an axis is repeated");
+  return axes;
+}
+
+LogicalResult importUnsqueeze(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  bool given;
+  FailureOr<SmallVector<int64_t>> axes = [&] {
+    // The axes index the result, whose rank is the input's plus their count.
+    int64_t count = n.opset < 13 ? n.getInts("axes").size()
+                    : n.hasInput(1) && n.constantInput(1)
+                        ? n.constantInput(1)->getNumElements()
+                        : 0;
+    return axesOf(n, rank + count, given);
+  }();
+  if (failed(axes))
+    return failure();
+  if (!given || axes->empty())
+    return n.error("Unsqueeze needs constant axes");
+  SmallVector<int64_t> shape;
+  auto in = xt.getShape().begin();
+  for (int64_t i = 0, a = 0; i < rank + static_cast<int64_t>(axes->size());
+       ++i) {
+    if (a < static_cast<int64_t>(axes->size()) && (*axes)[a] == i) {
+      shape.push_back(1);
+      ++a;
+    } else {
+      shape.push_back(*in++);
+    }
+  }
+  auto type = RankedTensorType::get(shape, xt.getElementType());
+  n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x));
+  return success();
+}
+
+LogicalResult importSqueeze(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  bool given;
+  FailureOr<SmallVector<int64_t>> axes = axesOf(n, xt.getRank(), given);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < xt.getRank(); ++i) {
+    bool listed = llvm::is_contained(*axes, i);
+    int64_t d = xt.getDimSize(i);
+    if (listed && d != 1)
+      return n.error("cannot squeeze dim " + Twine(i) + " of extent " +
+                     (ShapedType::isDynamic(d) ? Twine("?") : Twine(d)) +
+                     " (it must be a static 1)");
+    // Without axes, every static 1 goes (a dynamic dim is not known to be 1).
+    if (listed || (!given && d == 1))
+      continue;
+    shape.push_back(d);
+  }
+  auto type = RankedTensorType::get(shape, xt.getElementType());
+  n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x));
+  return success();
+}
+
+LogicalResult importGather(NodeContext &n) {
+  Value data = n.input(0), indices = data ? n.input(1) : Value();
+  if (!indices)
+    return failure();
+  RankedTensorType dt = n.inputType(0), it = n.inputType(1);
+  int32_t indexType = n.inputOnnxType(1);
+  if (indexType != onnx::TensorProto::INT64 &&
+      indexType != onnx::TensorProto::INT32)
+    return n.error("indices must be int32 or int64");
+  int64_t rank = dt.getRank(), axis = n.getInt("axis", 0);
+  if (axis < -rank || axis >= rank)
+    return n.error("axis " + Twine(axis) + " is out of range for rank " +
+                   Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> shape(dt.getShape().take_front(axis));
+  llvm::append_range(shape, it.getShape());
+  llvm::append_range(shape, dt.getShape().drop_front(axis + 1));
+  auto type = RankedTensorType::get(shape, dt.getElementType());
+  n.setOutput(0, GatherOp::create(n.b, n.loc, type, data, indices, axis),
+              n.inputOnnxType(0));
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerShapeOps(OpRegistry &r) {
+  // Shape-15 adds start and end; they default to the whole shape.
+  r.add("Shape", 1, importShape);
+  // Gather-11 allows negative indices, which the kernel handles at any
+  // version (earlier models never use them).
+  r.add("Gather", 1, importGather);
+  // Unsqueeze/Squeeze-13 take the axes as an input instead of an attribute.
+  r.add("Unsqueeze", 1, importUnsqueeze);
+  r.add("Squeeze", 1, importSqueeze);
+}
