@@ -4,10 +4,14 @@
 #   make build  configure + build into build/ (tools in build/bin/)
 #   make demo   deps + build + compile examples/mlp.onnx for the CPU and run it
 #   make test   deps + build + every test (lit, GoogleTest, end to end)
+#   make test-models  deps + build + real models (ResNet, MobileNet, BERT/GPT-like) against
+#               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
+#               not part of `make test` yet). Options: TEST_MODELS_ARGS="--only resnet18"
 
 BUILD      ?= build
 JOBS       ?= 2
 CMAKE_ARGS ?=
+TEST_MODELS_ARGS ?=
 
 PACKAGES = cmake ninja-build ccache g++ python3 \
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22 clang-22 \
@@ -16,7 +20,7 @@ PACKAGES = cmake ninja-build ccache g++ python3 \
   libamdhip64-dev rocm-device-libs \
   python3-numpy python3-onnx
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test test-models clean
 
 deps:
 	@if dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | grep -vq '^install ok installed$$' \
@@ -43,6 +47,10 @@ demo: deps
 test: deps
 	$(MAKE) build
 	cmake --build $(BUILD) --target check -j $(JOBS)
+
+test-models: deps
+	$(MAKE) build
+	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test $(TEST_MODELS_ARGS)
 
 clean:
 	rm -rf $(BUILD)
