@@ -81,6 +81,13 @@ void useStaticDims(ShapeBuilder &s, RankedTensorType type, Dims &dims) {
       dims[d] = s.constant(type.getDimSize(d));
 }
 
+/// Appends `dims` as the extents of `result`, its static dims as constants.
+void addResult(ShapeBuilder &s, Value result, Dims dims,
+               SmallVectorImpl<Dims> &results) {
+  useStaticDims(s, typeOf(result), dims);
+  results.push_back(std::move(dims));
+}
+
 /// numpy broadcasting of operands `which` into a result of type `result`:
 /// each result dim is the first aligned operand dim that is not a static 1,
 /// and every other such dim must equal it.
@@ -267,8 +274,7 @@ MatMulOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
     dims.push_back(da[ra - 2]);
   if (rb > 1)
     dims.push_back(db[rb - 1]);
-  useStaticDims(s, getType(), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }
 
@@ -295,8 +301,7 @@ GemmOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
     }
   }
   Dims dims = {operands[0][ma], operands[1][nb]};
-  useStaticDims(s, getType(), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }
 
@@ -341,8 +346,7 @@ LogicalResult GlobalAveragePoolOp::reifyShapeContract(
   Dims dims = {operands[0][0], operands[0][1]};
   for (size_t d = 2; d < operands[0].size(); ++d)
     dims.push_back(s.constant(1));
-  useStaticDims(s, getType(), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }
 
@@ -367,15 +371,10 @@ LogicalResult BatchNormTrainingOp::reifyShapeContract(
     SmallVectorImpl<ShapeAssumption> &assumptions) {
   perChannel(operands, assumptions);
   ShapeBuilder s(b, getLoc());
-  Dims y = operands[0];
-  useStaticDims(s, typeOf(getResult()), y);
-  results.push_back(y);
+  addResult(s, getResult(), operands[0], results);
   // The running statistics: [C].
-  for (unsigned r = 1; r < getNumResults(); ++r) {
-    Dims c = {operands[0][1]};
-    useStaticDims(s, typeOf(getOperation()->getResult(r)), c);
-    results.push_back(c);
-  }
+  for (unsigned r = 1; r < getNumResults(); ++r)
+    addResult(s, getOperation()->getResult(r), {operands[0][1]}, results);
   return success();
 }
 
@@ -445,8 +444,7 @@ LogicalResult TransposeOp::reifyShapeContract(
   Dims dims;
   for (int64_t p : getPerm())
     dims.push_back(operands[0][p]);
-  useStaticDims(s, typeOf(getResult()), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }
 
@@ -468,8 +466,7 @@ ConcatOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
                                equalDims(0, d, i, d)});
   }
   dims[axis] = sum;
-  useStaticDims(s, typeOf(getResult()), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }
 
@@ -500,7 +497,6 @@ GatherOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
   Dims dims(operands[0].begin(), operands[0].begin() + axis);
   llvm::append_range(dims, operands[1]);
   dims.append(operands[0].begin() + axis + 1, operands[0].end());
-  useStaticDims(s, getType(), dims);
-  results.push_back(dims);
+  addResult(s, getResult(), std::move(dims), results);
   return success();
 }

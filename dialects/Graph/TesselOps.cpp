@@ -408,3 +408,136 @@ LogicalResult GatherOp::verify() {
   llvm::append_range(expected, data.getShape().drop_front(axis + 1));
   return checkShape(*this, getType(), expected, "result");
 }
+
+//===----------------------------------------------------------------------===//
+// Folding integer constants: the shape arithmetic exporters put in graphs
+// (Gather of a static Shape, Unsqueeze, Concat, Add/Mul/Div) becomes
+// constants, so a Reshape target computed from static dims is a constant.
+//===----------------------------------------------------------------------===//
+
+/// The integer elements of `attr`, a constant of a static shape; nullopt
+/// for anything else (floats are left to the kernels, whose rounding they
+/// would have to match).
+static std::optional<SmallVector<APInt>> intElements(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+  if (!dense || !dense.getType().hasStaticShape())
+    return std::nullopt;
+  return SmallVector<APInt>(dense.getValues<APInt>());
+}
+
+/// Folds a broadcasting binary op on integer constants with `fn`, or
+/// returns null (a non-constant operand, a float, an undefined result).
+static OpFoldResult
+foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
+              function_ref<std::optional<APInt>(const APInt &, const APInt &)>
+                  fn) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  std::optional<SmallVector<APInt>> a = intElements(lhs), b = intElements(rhs);
+  if (!a || !b || !type.hasStaticShape())
+    return {};
+  auto at = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto bt = cast<RankedTensorType>(op->getOperand(1).getType());
+  int64_t rank = type.getRank();
+  SmallVector<APInt> out;
+  SmallVector<int64_t> index(rank, 0);
+  // The element of an operand at a result index, numpy broadcasting.
+  auto at_ = [&](RankedTensorType t, const SmallVector<APInt> &v) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t i = index[rank - t.getRank() + d];
+      flat = flat * t.getDimSize(d) + (t.getDimSize(d) == 1 ? 0 : i);
+    }
+    return v[flat];
+  };
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    std::optional<APInt> r = fn(at_(at, *a), at_(bt, *b));
+    if (!r)
+      return {};
+    out.push_back(*r);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == type.getDimSize(d); --d)
+      index[d] = 0;
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &x, const APInt &y) { return x + y; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &x, const APInt &y) { return x - y; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &x, const APInt &y) { return x * y; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned();
+  // Division by zero (and signed overflow) is left to the kernel, whose
+  // defined result it must keep.
+  return foldIntBinary(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        if (y.isZero() || (!isUnsigned && x.isMinSignedValue() &&
+                           y.isAllOnes()))
+          return std::nullopt;
+        return isUnsigned ? x.udiv(y) : x.sdiv(y);
+      });
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto type = getType();
+  std::optional<SmallVector<APInt>> indices = intElements(adaptor.getIndices());
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
+  if (!indices || !data || !type.hasStaticShape() ||
+      !data.getType().hasStaticShape())
+    return {};
+  ArrayRef<int64_t> shape = data.getType().getShape();
+  int64_t axis = getAxis(), n = shape[axis];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+    inner *= shape[d];
+  SmallVector<Attribute> values(data.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const APInt &index : *indices) {
+      int64_t k = index.getSExtValue();
+      if (k < -n || k >= n)
+        return {}; // out of range: the kernel's clamping decides
+      if (k < 0)
+        k += n;
+      for (int64_t i = 0; i < inner; ++i)
+        out.push_back(values[(o * n + k) * inner + i]);
+    }
+  return DenseElementsAttr::get(type, out);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType type = getType();
+  if (!type.hasStaticShape())
+    return {};
+  int64_t axis = getAxis(), outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  SmallVector<SmallVector<Attribute>> inputs;
+  for (Attribute a : adaptor.getInputs()) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(a);
+    if (!dense)
+      return {};
+    inputs.emplace_back(dense.getValues<Attribute>());
+  }
+  // Each input contributes a contiguous block per outer index.
+  SmallVector<Attribute> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const SmallVector<Attribute> &in : inputs) {
+      int64_t block = in.size() / outer;
+      out.append(in.begin() + o * block, in.begin() + (o + 1) * block);
+    }
+  return DenseElementsAttr::get(type, out);
+}

@@ -72,6 +72,8 @@ class Tessel_BinaryOp<string mnemonic>
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // Integer constants fold (the shape arithmetic exporters emit).
+  let hasFolder = 1;
 }
 
 def Tessel_AddOp : Tessel_BinaryOp<"add">;
@@ -90,6 +92,7 @@ def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 class Tessel_UnaryOp<string mnemonic>
@@ -313,6 +316,7 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -353,6 +357,7 @@ def Tessel_GatherOp : Tessel_Op<"gather"> {
     $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 #endif // TESSEL_GRAPH_OPS

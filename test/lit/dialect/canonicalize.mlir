@@ -140,3 +140,64 @@ func.func @no_fold() -> tensor<3x2xf32> {
   %1 = tessel.transpose %0 {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// -----
+
+// Integer constants fold, as the shape arithmetic of exporters needs: a
+// Gather of a static Shape, an Unsqueeze (a reshape), a Concat and a Mul
+// become one constant.
+// CHECK-LABEL: func.func @shape_arithmetic_folds
+// CHECK-NOT:     tessel.shape
+// CHECK-NOT:     tessel.gather
+// CHECK-NOT:     tessel.concat
+// CHECK-NOT:     tessel.mul
+// CHECK:         %[[C:.+]] = tessel.constant dense<[6, 2, 4]> : tensor<3xi64>
+// CHECK:         return %[[C]]
+func.func @shape_arithmetic_folds(%x: tensor<?x3x4xf32>) -> tensor<3xi64> {
+  %s = tessel.shape %x {start = 1 : i64, end = 3 : i64} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+  %i = tessel.constant dense<0> : tensor<i64>
+  %c = tessel.gather %s[%i] {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %u = tessel.reshape %c : (tensor<i64>) -> tensor<1xi64>
+  %two = tessel.constant dense<2> : tensor<1xi64>
+  %m = tessel.mul %u, %two : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %tail = tessel.constant dense<[2, 4]> : tensor<2xi64>
+  %r = tessel.concat %m, %tail {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  return %r : tensor<3xi64>
+}
+
+// -----
+
+// Broadcasting, signed and unsigned division; division by zero and
+// INT_MIN / -1 are left to the kernel (its defined result).
+// CHECK-LABEL: func.func @integer_binary_folds
+// CHECK-DAG:     tessel.constant dense<{{\[\[}}11, 12], [13, 14]]> : tensor<2x2xi32>
+// CHECK-DAG:     tessel.constant dense<[-2, 2]> : tensor<2xi32>
+// CHECK-DAG:     tessel.constant dense<[2147483645, 2]> : tensor<2xi32>
+// CHECK:         tessel.div
+// CHECK:         tessel.div
+func.func @integer_binary_folds() -> (tensor<2x2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {
+  %a = tessel.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %ten = tessel.constant dense<10> : tensor<i32>
+  %sum = tessel.add %a, %ten : (tensor<2x2xi32>, tensor<i32>) -> tensor<2x2xi32>
+  %n = tessel.constant dense<[-5, 5]> : tensor<2xi32>
+  %d = tessel.constant dense<2> : tensor<2xi32>
+  %sdiv = tessel.div %n, %d : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %udiv = tessel.div %n, %d {is_unsigned} : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %z = tessel.constant dense<0> : tensor<2xi32>
+  %byzero = tessel.div %n, %z : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %min = tessel.constant dense<[-2147483648, 4]> : tensor<2xi32>
+  %m1 = tessel.constant dense<-1> : tensor<2xi32>
+  %overflow = tessel.div %min, %m1 : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  return %sum, %sdiv, %udiv, %byzero, %overflow : tensor<2x2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_rows_folds
+// CHECK:         tessel.constant dense<{{\[\[}}5, 6], [1, 2]]> : tensor<2x2xi64>
+func.func @gather_rows_folds() -> tensor<2x2xi64> {
+  %t = tessel.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi64>
+  %i = tessel.constant dense<[-1, 0]> : tensor<2xi64>
+  %g = tessel.gather %t[%i] {axis = 0 : i64} : (tensor<3x2xi64>, tensor<2xi64>) -> tensor<2x2xi64>
+  return %g : tensor<2x2xi64>
+}
