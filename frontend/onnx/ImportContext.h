@@ -1,8 +1,8 @@
 //===- ImportContext.h - State shared by the ONNX op importers --*- C++ -*-===//
 //
-// The importer walks the graph's nodes in order; each op handler (one file
-// per op family under ops/, registered in OpRegistry.h) reads its node
-// through a NodeContext: inputs as MLIR values, attributes with ONNX
+// The importer walks the graph's nodes in topological order; each op handler
+// (one file per op family under ops/, registered in OpRegistry.h) reads its
+// node through a NodeContext: inputs as MLIR values, attributes with ONNX
 // defaults, constant inputs, the opset in effect, and errors that name the
 // file, node and op.
 //

@@ -3,15 +3,16 @@
 // Parses the model with protobuf, resolves external data (only inside the
 // model's folder), turns initializers into constants and graph inputs into
 // function arguments (symbolic dims become dynamic dims whose names are kept
-// in `tessel.arg_symbols`), then imports each node with the handler
-// registered for its (domain, op type) at the opset the model imports for
-// that domain. Every error names the file and, when one is at fault, the
-// node.
+// in `tessel.arg_symbols`), then imports the nodes in topological order,
+// each with the handler registered for its (domain, op type) at the opset
+// the model imports for that domain. Every error names the file and, when
+// one is at fault, the node.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/Importer.h"
 #include "frontend/onnx/ImportContext.h"
+#include "frontend/onnx/NodeOrder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -48,6 +49,7 @@ private:
   }
   FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                         SmallVectorImpl<Attribute> &symbols);
+  NodeContext nodeContext(const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
 
   MLIRContext &context;
@@ -157,8 +159,17 @@ OwningOpRef<ModuleOp> Importer::run() {
         GraphValue{ConstantOp::create(b, loc, *value), t.data_type()};
   }
 
+  SmallVector<const onnx::NodeProto *> nodes;
   for (const onnx::NodeProto &node : graph.node())
-    if (failed(importNode(node)))
+    nodes.push_back(&node);
+  auto defined = [&](StringRef name) { return ctx->values.count(name) != 0; };
+  FailureOr<SmallVector<const onnx::NodeProto *>> sorted = sortTopologically(
+      nodes, defined,
+      [&](const onnx::NodeProto &node) { return nodeContext(node); });
+  if (failed(sorted))
+    return {};
+  for (const onnx::NodeProto *node : *sorted)
+    if (failed(importNode(*node)))
       return {};
 
   SmallVector<Value> results;
@@ -183,12 +194,16 @@ OwningOpRef<ModuleOp> Importer::run() {
   return module;
 }
 
+NodeContext Importer::nodeContext(const onnx::NodeProto &node) {
+  auto opset = opsets.find(canonicalDomain(node.domain()).str());
+  return NodeContext(*ctx, node, opset == opsets.end() ? 0 : opset->second,
+                     nodeLocation(*ctx, node));
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  NodeContext n = nodeContext(node);
   std::string domain = canonicalDomain(node.domain()).str();
-  auto opset = opsets.find(domain);
-  bool imported = opset != opsets.end();
-  NodeContext n(*ctx, node, imported ? opset->second : 0,
-                nodeLocation(*ctx, node));
+  bool imported = opsets.count(domain) != 0;
   if (imported)
     if (const OpHandlerEntry *entry =
             registry.lookup(domain, node.op_type(), n.opset))
