@@ -4,7 +4,8 @@
 // (one file per op family under ops/, registered in OpRegistry.h) reads its
 // node through a NodeContext: inputs as MLIR values, attributes with ONNX
 // defaults, constant inputs, the opset in effect, and errors that name the
-// file, node and op.
+// file, node and op (for a node of an expanded function body: the node of
+// the model it was expanded from).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,16 +66,21 @@ mlir::Location nodeLocation(ImportContext &ctx, const onnx::NodeProto &node);
 /// One node being imported.
 class NodeContext {
 public:
-  /// `opset` is the version of the node's domain the model imports.
+  /// `opset` is the version of the node's domain in effect. A node of an
+  /// expanded function body has the location of the model's node it came
+  /// from and `expandedFrom`, the op types expanded to reach it (outermost
+  /// first).
   NodeContext(ImportContext &ctx, const onnx::NodeProto &node, int64_t opset,
-              mlir::Location loc);
+              mlir::Location loc,
+              llvm::ArrayRef<std::string> expandedFrom = {});
 
   ImportContext &ctx;
   const onnx::NodeProto &node;
-  /// The opset of the node's domain the model imports.
+  /// The opset of the node's domain: the model's, or the function's.
   int64_t opset;
   mlir::Location loc;
   mlir::OpBuilder &b;
+  llvm::SmallVector<std::string, 2> expandedFrom;
 
   /// Number of inputs, counting empty (omitted) optional ones.
   int numInputs() const { return node.input_size(); }
@@ -101,10 +107,13 @@ public:
   /// Binds output `i` to `value` (with the ONNX type of input 0 unless given).
   void setOutput(int i, mlir::Value value, int32_t onnxType = -1);
 
-  /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure.
+  /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure;
+  /// inside a function body, "<file>: node '<name>' (<op>): in its function
+  /// body, op '<inner op>': <message>".
   mlir::LogicalResult error(const llvm::Twine &message);
-  /// Reports that this node's op is unsupported ("unsupported op 'Foo'"),
-  /// or with `versionProblem`, that its opset is.
+  /// Reports that this node's op is unsupported ("unsupported op 'Foo'";
+  /// inside a function body, "in its function body, op 'Foo' is not
+  /// supported"), or with `versionProblem`, that its opset is.
   mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
 

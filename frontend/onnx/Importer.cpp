@@ -5,12 +5,15 @@
 // function arguments (symbolic dims become dynamic dims whose names are kept
 // in `tessel.arg_symbols`), then imports the nodes in topological order,
 // each with the handler registered for its (domain, op type) at the opset
-// the model imports for that domain. Every error names the file and, when
-// one is at fault, the node.
+// the model imports for that domain. A node without one is expanded into
+// its function body (the model's own function of that name, else the ONNX
+// schema's) when there is one. Every error names the file and, when one is
+// at fault, the node of the model.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/Importer.h"
+#include "frontend/onnx/FunctionBodies.h"
 #include "frontend/onnx/ImportContext.h"
 #include "frontend/onnx/NodeOrder.h"
 
@@ -27,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace tessel;
@@ -34,6 +38,17 @@ using namespace tessel::onnx_import;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// Where a list of nodes comes from: the graph, or a function body expanded
+/// from one of its nodes.
+struct Scope {
+  /// Opset in effect per (canonical) domain.
+  std::map<std::string, int64_t> opsets;
+  /// For a function body: the location of the model's node it was expanded
+  /// from, and the op types expanded to reach it (outermost first).
+  std::optional<Location> loc;
+  SmallVector<std::string, 2> expandedFrom;
+};
 
 class Importer {
 public:
@@ -49,16 +64,31 @@ private:
   }
   FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                         SmallVectorImpl<Attribute> &symbols);
-  NodeContext nodeContext(const onnx::NodeProto &node);
-  LogicalResult importNode(const onnx::NodeProto &node);
+  NodeContext nodeContext(const onnx::NodeProto &node, const Scope &scope);
+  /// Imports `nodes` in topological order.
+  LogicalResult importNodes(ArrayRef<const onnx::NodeProto *> nodes,
+                            const Scope &scope);
+  LogicalResult importNode(const onnx::NodeProto &node, const Scope &scope);
+  /// Imports `n` as the nodes of `body`.
+  LogicalResult expand(NodeContext &n, const FunctionBody &body,
+                       const Scope &scope);
+  /// A value name used nowhere in the model yet, derived from `base`.
+  std::string freshName(const std::string &base);
 
   MLIRContext &context;
   std::string path;
   std::unique_ptr<ImportContext> ctx;
   const OpRegistry &registry = OpRegistry::builtin();
-  /// Opset the model imports per (canonical) domain.
-  std::map<std::string, int64_t> opsets;
+  /// The model's own functions, by (canonical domain, name).
+  std::map<std::pair<std::string, std::string>, const onnx::FunctionProto *>
+      localFunctions;
+  /// Every value name of the model and of the expansions so far.
+  llvm::StringSet<> usedNames;
+  unsigned freshCounter = 0;
 };
+
+/// Bodies nested deeper than this are taken for a recursive function.
+constexpr size_t kMaxExpansionDepth = 16;
 
 } // namespace
 
@@ -107,9 +137,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     (void)fail("not a valid ONNX model (protobuf parse failed or no graph)");
     return {};
   }
+  Scope graphScope;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
-    opsets[canonicalDomain(o.domain()).str()] = o.version();
-  if (!opsets.count("")) {
+    graphScope.opsets[canonicalDomain(o.domain()).str()] = o.version();
+  if (!graphScope.opsets.count("")) {
     (void)fail("the model imports no opset of the default ONNX domain");
     return {};
   }
@@ -159,18 +190,20 @@ OwningOpRef<ModuleOp> Importer::run() {
         GraphValue{ConstantOp::create(b, loc, *value), t.data_type()};
   }
 
+  for (const onnx::FunctionProto &f : model.functions())
+    localFunctions[{canonicalDomain(f.domain()).str(), f.name()}] = &f;
+  for (const onnx::ValueInfoProto &in : graph.input())
+    usedNames.insert(in.name());
+  for (const onnx::TensorProto &t : graph.initializer())
+    usedNames.insert(t.name());
   SmallVector<const onnx::NodeProto *> nodes;
-  for (const onnx::NodeProto &node : graph.node())
+  for (const onnx::NodeProto &node : graph.node()) {
     nodes.push_back(&node);
-  auto defined = [&](StringRef name) { return ctx->values.count(name) != 0; };
-  FailureOr<SmallVector<const onnx::NodeProto *>> sorted = sortTopologically(
-      nodes, defined,
-      [&](const onnx::NodeProto &node) { return nodeContext(node); });
-  if (failed(sorted))
+    for (const std::string &out : node.output())
+      usedNames.insert(out);
+  }
+  if (failed(importNodes(nodes, graphScope)))
     return {};
-  for (const onnx::NodeProto *node : *sorted)
-    if (failed(importNode(*node)))
-      return {};
 
   SmallVector<Value> results;
   SmallVector<Attribute> outputNames, outputTypes;
@@ -194,26 +227,116 @@ OwningOpRef<ModuleOp> Importer::run() {
   return module;
 }
 
-NodeContext Importer::nodeContext(const onnx::NodeProto &node) {
-  auto opset = opsets.find(canonicalDomain(node.domain()).str());
-  return NodeContext(*ctx, node, opset == opsets.end() ? 0 : opset->second,
-                     nodeLocation(*ctx, node));
+NodeContext Importer::nodeContext(const onnx::NodeProto &node,
+                                  const Scope &scope) {
+  auto opset = scope.opsets.find(canonicalDomain(node.domain()).str());
+  return NodeContext(*ctx, node,
+                     opset == scope.opsets.end() ? 0 : opset->second,
+                     scope.loc ? *scope.loc : nodeLocation(*ctx, node),
+                     scope.expandedFrom);
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
-  NodeContext n = nodeContext(node);
+std::string Importer::freshName(const std::string &base) {
+  std::string name;
+  do
+    name = base + "__tessel" + std::to_string(freshCounter++);
+  while (usedNames.contains(name));
+  usedNames.insert(name);
+  return name;
+}
+
+LogicalResult Importer::importNodes(ArrayRef<const onnx::NodeProto *> nodes,
+                                    const Scope &scope) {
+  auto defined = [&](StringRef name) { return ctx->values.count(name) != 0; };
+  FailureOr<SmallVector<const onnx::NodeProto *>> sorted =
+      sortTopologically(nodes, defined, [&](const onnx::NodeProto &node) {
+        return nodeContext(node, scope);
+      });
+  if (failed(sorted))
+    return failure();
+  for (const onnx::NodeProto *node : *sorted)
+    if (failed(importNode(*node, scope)))
+      return failure();
+  return success();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node,
+                                   const Scope &scope) {
+  NodeContext n = nodeContext(node, scope);
   std::string domain = canonicalDomain(node.domain()).str();
-  bool imported = opsets.count(domain) != 0;
+  bool imported = scope.opsets.count(domain) != 0;
   if (imported)
     if (const OpHandlerEntry *entry =
             registry.lookup(domain, node.op_type(), n.opset))
       return entry->handler(n);
+
+  // No handler: a function of the model, or of the op's ONNX schema.
+  auto local = localFunctions.find({domain, node.op_type()});
+  if (local != localFunctions.end()) {
+    FunctionBody body;
+    body.function = *local->second;
+    body.sinceVersion = n.opset;
+    return expand(n, body, scope);
+  }
+  if (imported) {
+    std::vector<onnx::TypeProto> inputTypes(node.input_size());
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (!n.hasInput(i) || !ctx->values.count(node.input(i)))
+        continue;
+      auto type = n.inputType(i);
+      onnx::TypeProto_Tensor *tensor = inputTypes[i].mutable_tensor_type();
+      tensor->set_elem_type(n.inputOnnxType(i));
+      onnx::TensorShapeProto *shape = tensor->mutable_shape();
+      for (int64_t d : type.getShape())
+        if (ShapedType::isDynamic(d))
+          shape->add_dim();
+        else
+          shape->add_dim()->set_dim_value(d);
+    }
+    FunctionBody body;
+    std::string why;
+    if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why))
+      return expand(n, body, scope);
+    if (!why.empty())
+      return n.error(why);
+  }
+
   std::string ranges = registry.supportedRanges(domain, node.op_type());
   if (ranges.empty() || !imported)
     return n.unsupported();
   return n.unsupported("opset " + Twine(n.opset) + " of domain '" +
                        displayDomain(domain) + "' is not supported (supported: " +
                        ranges + ")");
+}
+
+LogicalResult Importer::expand(NodeContext &n, const FunctionBody &body,
+                               const Scope &scope) {
+  if (scope.expandedFrom.size() >= kMaxExpansionDepth)
+    return n.error("function bodies nest more than " +
+                   Twine(kMaxExpansionDepth) + " deep (a recursive function?)");
+  const onnx::FunctionProto &fn = body.function;
+  Scope inner;
+  inner.opsets = scope.opsets;
+  std::string fnDomain = canonicalDomain(n.node.domain()).str();
+  if (body.sinceVersion)
+    inner.opsets[fnDomain] = body.sinceVersion;
+  for (const onnx::OperatorSetIdProto &o : fn.opset_import())
+    inner.opsets[canonicalDomain(o.domain()).str()] = o.version();
+  inner.loc = n.loc;
+  inner.expandedFrom = scope.expandedFrom;
+  inner.expandedFrom.push_back(n.node.op_type());
+
+  std::string prefix = n.node.name().empty()
+                           ? (n.node.output_size() ? n.node.output(0) : "")
+                           : n.node.name();
+  prefix += "/" + n.node.op_type() + "/";
+  std::vector<onnx::NodeProto> expanded = expandFunctionBody(
+      n.node, body,
+      [&](const std::string &name) { return freshName(prefix + name); });
+  SmallVector<const onnx::NodeProto *> nodes;
+  for (const onnx::NodeProto &node : expanded)
+    nodes.push_back(&node);
+  return importNodes(nodes, inner);
 }
 
 OwningOpRef<ModuleOp> tessel::importOnnxModel(MLIRContext &context,

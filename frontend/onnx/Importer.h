@@ -35,7 +35,8 @@ struct SupportedOnnxOp {
   std::string range; ///< "13+", "1-12"
 };
 
-/// Every handler of the importer, by domain, op type and opset.
+/// Every handler of the importer, by domain, op type and opset. Ops without
+/// a handler are imported when ONNX defines them as a function of these.
 std::vector<SupportedOnnxOp> supportedOnnxOps();
 
 } // namespace tessel

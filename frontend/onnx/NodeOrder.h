@@ -18,7 +18,7 @@ namespace tessel::onnx_import {
 /// `nodes` ordered so that each comes after the nodes that compute its
 /// inputs; nodes that are already in order keep their order. `defined`
 /// says whether a value exists before any of the nodes runs (graph inputs,
-/// initializers). An input that neither
+/// initializers, the inputs of a function body). An input that neither
 /// exists nor is computed by a node, a value computed twice, and a cycle are
 /// errors reported at the node (through `context`); returns failure then.
 mlir::FailureOr<llvm::SmallVector<const onnx::NodeProto *>> sortTopologically(
