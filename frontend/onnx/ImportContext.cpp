@@ -84,6 +84,7 @@ LogicalResult NodeContext::error(const Twine &message) {
 }
 
 LogicalResult NodeContext::unsupported(const Twine &versionProblem) {
+  ctx.unsupported = true;
   std::string domain = canonicalDomain(node.domain()).str();
   std::string op = (domain.empty() ? "" : domain + ".") + node.op_type();
   if (!versionProblem.str().empty())

@@ -39,6 +39,9 @@ struct ImportContext {
   mlir::OpBuilder builder;
   std::string file;
   llvm::StringMap<GraphValue> values;
+  /// Set when an error said that an op (or its opset) or a data type is not
+  /// supported, as opposed to a model the supported ops cannot import.
+  bool unsupported = false;
 
   /// The MLIR element type of an ONNX TensorProto.DataType, or null.
   mlir::Type elementType(int32_t onnxType);
@@ -113,7 +116,8 @@ public:
   mlir::LogicalResult error(const llvm::Twine &message);
   /// Reports that this node's op is unsupported ("unsupported op 'Foo'";
   /// inside a function body, "in its function body, op 'Foo' is not
-  /// supported"), or with `versionProblem`, that its opset is.
+  /// supported"), or with `versionProblem`, that its opset is, and marks the
+  /// import as failed for want of support.
   mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
 

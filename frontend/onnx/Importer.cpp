@@ -56,11 +56,20 @@ public:
       : context(context), path(std::move(path)) {}
 
   OwningOpRef<ModuleOp> run();
+  /// Whether the import failed for want of support (an op, opset, data type
+  /// or kind of value), as opposed to a model the importer rejects.
+  bool failedUnsupported() const {
+    return unsupported || (ctx && ctx->unsupported);
+  }
 
 private:
   LogicalResult fail(const Twine &message) {
     return emitError(FileLineColLoc::get(&context, path, 0, 0))
            << path << ": " << message;
+  }
+  LogicalResult failUnsupported(const Twine &message) {
+    unsupported = true;
+    return fail(message);
   }
   FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                         SmallVectorImpl<Attribute> &symbols);
@@ -85,6 +94,7 @@ private:
   /// Every value name of the model and of the expansions so far.
   llvm::StringSet<> usedNames;
   unsigned freshCounter = 0;
+  bool unsupported = false;
 };
 
 /// Bodies nested deeper than this are taken for a recursive function.
@@ -97,13 +107,14 @@ Importer::valueType(const onnx::ValueInfoProto &info,
                     SmallVectorImpl<Attribute> &symbols) {
   const onnx::TypeProto &t = info.type();
   if (!t.has_tensor_type())
-    return fail("graph input '" + info.name() + "' is not a tensor");
+    return failUnsupported("graph input '" + info.name() + "' is not a tensor");
   Type element = ctx->elementType(t.tensor_type().elem_type());
   if (!element)
-    return fail("graph input '" + info.name() + "' has unsupported data type " +
+    return failUnsupported("graph input '" + info.name() +
+                           "' has unsupported data type " +
                 Twine(t.tensor_type().elem_type()));
   if (!t.tensor_type().has_shape())
-    return fail("graph input '" + info.name() + "' has no shape");
+    return failUnsupported("graph input '" + info.name() + "' has no shape");
   SmallVector<int64_t> shape;
   Builder b(&context);
   for (const auto &[i, d] : llvm::enumerate(t.tensor_type().shape().dim())) {
@@ -141,7 +152,9 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     graphScope.opsets[canonicalDomain(o.domain()).str()] = o.version();
   if (!graphScope.opsets.count("")) {
-    (void)fail("the model imports no opset of the default ONNX domain");
+    // Only ops of other domains, which have no handlers.
+    (void)failUnsupported(
+        "the model imports no opset of the default ONNX domain");
     return {};
   }
   ctx = std::make_unique<ImportContext>(context, path);
@@ -340,9 +353,14 @@ LogicalResult Importer::expand(NodeContext &n, const FunctionBody &body,
 }
 
 OwningOpRef<ModuleOp> tessel::importOnnxModel(MLIRContext &context,
-                                              const std::string &path) {
+                                              const std::string &path,
+                                              bool *unsupported) {
   context.loadDialect<TesselDialect, func::FuncDialect>();
-  return Importer(context, path).run();
+  Importer importer(context, path);
+  OwningOpRef<ModuleOp> module = importer.run();
+  if (unsupported)
+    *unsupported = !module && importer.failedUnsupported();
+  return module;
 }
 
 std::vector<SupportedOnnxOp> tessel::supportedOnnxOps() {
