@@ -58,19 +58,41 @@ Location onnx_import::nodeLocation(ImportContext &ctx,
 }
 
 NodeContext::NodeContext(ImportContext &ctx, const onnx::NodeProto &node,
-                         int64_t opset, Location loc)
-    : ctx(ctx), node(node), opset(opset), loc(loc), b(ctx.builder) {}
+                         int64_t opset, Location loc,
+                         ArrayRef<std::string> expandedFrom)
+    : ctx(ctx), node(node), opset(opset), loc(loc), b(ctx.builder),
+      expandedFrom(expandedFrom.begin(), expandedFrom.end()) {}
+
+/// "in its function body (through A > B), " for a node of an expanded
+/// function body; "" for a node of the model.
+static std::string bodyPrefix(ArrayRef<std::string> expandedFrom) {
+  if (expandedFrom.empty())
+    return "";
+  std::string through;
+  for (const std::string &op : expandedFrom.drop_front())
+    through += (through.empty() ? "" : " > ") + op;
+  return "in its function body" +
+         (through.empty() ? std::string() : " (through " + through + ")") +
+         ", ";
+}
 
 LogicalResult NodeContext::error(const Twine &message) {
-  return emitError(loc) << describeLoc(loc) << ": " << message;
+  std::string inner = bodyPrefix(expandedFrom);
+  if (!inner.empty())
+    inner += "op '" + node.op_type() + "': ";
+  return emitError(loc) << describeLoc(loc) << ": " << inner << message;
 }
 
 LogicalResult NodeContext::unsupported(const Twine &versionProblem) {
+  ctx.unsupported = true;
+  std::string domain = canonicalDomain(node.domain()).str();
+  std::string op = (domain.empty() ? "" : domain + ".") + node.op_type();
   if (!versionProblem.str().empty())
     return error(versionProblem);
-  std::string domain = canonicalDomain(node.domain()).str();
-  return error("unsupported op '" + (domain.empty() ? "" : domain + ".") +
-               node.op_type() + "'");
+  if (expandedFrom.empty())
+    return error("unsupported op '" + op + "'");
+  return emitError(loc) << describeLoc(loc) << ": " << bodyPrefix(expandedFrom)
+                        << "op '" << op << "' is not supported";
 }
 
 bool NodeContext::hasInput(int i) const {

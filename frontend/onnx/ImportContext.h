@@ -1,10 +1,11 @@
 //===- ImportContext.h - State shared by the ONNX op importers --*- C++ -*-===//
 //
-// The importer walks the graph's nodes in order; each op handler (one file
-// per op family under ops/, registered in OpRegistry.h) reads its node
-// through a NodeContext: inputs as MLIR values, attributes with ONNX
+// The importer walks the graph's nodes in topological order; each op handler
+// (one file per op family under ops/, registered in OpRegistry.h) reads its
+// node through a NodeContext: inputs as MLIR values, attributes with ONNX
 // defaults, constant inputs, the opset in effect, and errors that name the
-// file, node and op.
+// file, node and op (for a node of an expanded function body: the node of
+// the model it was expanded from).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,9 @@ struct ImportContext {
   mlir::OpBuilder builder;
   std::string file;
   llvm::StringMap<GraphValue> values;
+  /// Set when an error said that an op (or its opset) or a data type is not
+  /// supported, as opposed to a model the supported ops cannot import.
+  bool unsupported = false;
 
   /// The MLIR element type of an ONNX TensorProto.DataType, or null.
   mlir::Type elementType(int32_t onnxType);
@@ -65,16 +69,21 @@ mlir::Location nodeLocation(ImportContext &ctx, const onnx::NodeProto &node);
 /// One node being imported.
 class NodeContext {
 public:
-  /// `opset` is the version of the node's domain the model imports.
+  /// `opset` is the version of the node's domain in effect. A node of an
+  /// expanded function body has the location of the model's node it came
+  /// from and `expandedFrom`, the op types expanded to reach it (outermost
+  /// first).
   NodeContext(ImportContext &ctx, const onnx::NodeProto &node, int64_t opset,
-              mlir::Location loc);
+              mlir::Location loc,
+              llvm::ArrayRef<std::string> expandedFrom = {});
 
   ImportContext &ctx;
   const onnx::NodeProto &node;
-  /// The opset of the node's domain the model imports.
+  /// The opset of the node's domain: the model's, or the function's.
   int64_t opset;
   mlir::Location loc;
   mlir::OpBuilder &b;
+  llvm::SmallVector<std::string, 2> expandedFrom;
 
   /// Number of inputs, counting empty (omitted) optional ones.
   int numInputs() const { return node.input_size(); }
@@ -101,10 +110,14 @@ public:
   /// Binds output `i` to `value` (with the ONNX type of input 0 unless given).
   void setOutput(int i, mlir::Value value, int32_t onnxType = -1);
 
-  /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure.
+  /// Reports "<file>: node '<name>' (<op>): <message>" and returns failure;
+  /// inside a function body, "<file>: node '<name>' (<op>): in its function
+  /// body, op '<inner op>': <message>".
   mlir::LogicalResult error(const llvm::Twine &message);
-  /// Reports that this node's op is unsupported ("unsupported op 'Foo'"),
-  /// or with `versionProblem`, that its opset is.
+  /// Reports that this node's op is unsupported ("unsupported op 'Foo'";
+  /// inside a function body, "in its function body, op 'Foo' is not
+  /// supported"), or with `versionProblem`, that its opset is, and marks the
+  /// import as failed for want of support.
   mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
 

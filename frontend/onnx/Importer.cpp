@@ -3,15 +3,19 @@
 // Parses the model with protobuf, resolves external data (only inside the
 // model's folder), turns initializers into constants and graph inputs into
 // function arguments (symbolic dims become dynamic dims whose names are kept
-// in `tessel.arg_symbols`), then imports each node with the handler
-// registered for its (domain, op type) at the opset the model imports for
-// that domain. Every error names the file and, when one is at fault, the
-// node.
+// in `tessel.arg_symbols`), then imports the nodes in topological order,
+// each with the handler registered for its (domain, op type) at the opset
+// the model imports for that domain. A node without one is expanded into
+// its function body (the model's own function of that name, else the ONNX
+// schema's) when there is one. Every error names the file and, when one is
+// at fault, the node of the model.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/Importer.h"
+#include "frontend/onnx/FunctionBodies.h"
 #include "frontend/onnx/ImportContext.h"
+#include "frontend/onnx/NodeOrder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace tessel;
@@ -34,29 +39,66 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Where a list of nodes comes from: the graph, or a function body expanded
+/// from one of its nodes.
+struct Scope {
+  /// Opset in effect per (canonical) domain.
+  std::map<std::string, int64_t> opsets;
+  /// For a function body: the location of the model's node it was expanded
+  /// from, and the op types expanded to reach it (outermost first).
+  std::optional<Location> loc;
+  SmallVector<std::string, 2> expandedFrom;
+};
+
 class Importer {
 public:
   Importer(MLIRContext &context, std::string path)
       : context(context), path(std::move(path)) {}
 
   OwningOpRef<ModuleOp> run();
+  /// Whether the import failed for want of support (an op, opset, data type
+  /// or kind of value), as opposed to a model the importer rejects.
+  bool failedUnsupported() const {
+    return unsupported || (ctx && ctx->unsupported);
+  }
 
 private:
   LogicalResult fail(const Twine &message) {
     return emitError(FileLineColLoc::get(&context, path, 0, 0))
            << path << ": " << message;
   }
+  LogicalResult failUnsupported(const Twine &message) {
+    unsupported = true;
+    return fail(message);
+  }
   FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                         SmallVectorImpl<Attribute> &symbols);
-  LogicalResult importNode(const onnx::NodeProto &node);
+  NodeContext nodeContext(const onnx::NodeProto &node, const Scope &scope);
+  /// Imports `nodes` in topological order.
+  LogicalResult importNodes(ArrayRef<const onnx::NodeProto *> nodes,
+                            const Scope &scope);
+  LogicalResult importNode(const onnx::NodeProto &node, const Scope &scope);
+  /// Imports `n` as the nodes of `body`.
+  LogicalResult expand(NodeContext &n, const FunctionBody &body,
+                       const Scope &scope);
+  /// A value name used nowhere in the model yet, derived from `base`.
+  std::string freshName(const std::string &base);
 
   MLIRContext &context;
   std::string path;
   std::unique_ptr<ImportContext> ctx;
   const OpRegistry &registry = OpRegistry::builtin();
-  /// Opset the model imports per (canonical) domain.
-  std::map<std::string, int64_t> opsets;
+  /// The model's own functions, by (canonical domain, name).
+  std::map<std::pair<std::string, std::string>, const onnx::FunctionProto *>
+      localFunctions;
+  /// Every value name of the model and of the expansions so far.
+  llvm::StringSet<> usedNames;
+  unsigned freshCounter = 0;
+  bool unsupported = false;
 };
+
+/// Bodies nested deeper than this are taken for a recursive function.
+constexpr size_t kMaxExpansionDepth = 16;
 
 } // namespace
 
@@ -65,13 +107,14 @@ Importer::valueType(const onnx::ValueInfoProto &info,
                     SmallVectorImpl<Attribute> &symbols) {
   const onnx::TypeProto &t = info.type();
   if (!t.has_tensor_type())
-    return fail("graph input '" + info.name() + "' is not a tensor");
+    return failUnsupported("graph input '" + info.name() + "' is not a tensor");
   Type element = ctx->elementType(t.tensor_type().elem_type());
   if (!element)
-    return fail("graph input '" + info.name() + "' has unsupported data type " +
+    return failUnsupported("graph input '" + info.name() +
+                           "' has unsupported data type " +
                 Twine(t.tensor_type().elem_type()));
   if (!t.tensor_type().has_shape())
-    return fail("graph input '" + info.name() + "' has no shape");
+    return failUnsupported("graph input '" + info.name() + "' has no shape");
   SmallVector<int64_t> shape;
   Builder b(&context);
   for (const auto &[i, d] : llvm::enumerate(t.tensor_type().shape().dim())) {
@@ -105,10 +148,13 @@ OwningOpRef<ModuleOp> Importer::run() {
     (void)fail("not a valid ONNX model (protobuf parse failed or no graph)");
     return {};
   }
+  Scope graphScope;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
-    opsets[canonicalDomain(o.domain()).str()] = o.version();
-  if (!opsets.count("")) {
-    (void)fail("the model imports no opset of the default ONNX domain");
+    graphScope.opsets[canonicalDomain(o.domain()).str()] = o.version();
+  if (!graphScope.opsets.count("")) {
+    // Only ops of other domains, which have no handlers.
+    (void)failUnsupported(
+        "the model imports no opset of the default ONNX domain");
     return {};
   }
   ctx = std::make_unique<ImportContext>(context, path);
@@ -157,9 +203,20 @@ OwningOpRef<ModuleOp> Importer::run() {
         GraphValue{ConstantOp::create(b, loc, *value), t.data_type()};
   }
 
-  for (const onnx::NodeProto &node : graph.node())
-    if (failed(importNode(node)))
-      return {};
+  for (const onnx::FunctionProto &f : model.functions())
+    localFunctions[{canonicalDomain(f.domain()).str(), f.name()}] = &f;
+  for (const onnx::ValueInfoProto &in : graph.input())
+    usedNames.insert(in.name());
+  for (const onnx::TensorProto &t : graph.initializer())
+    usedNames.insert(t.name());
+  SmallVector<const onnx::NodeProto *> nodes;
+  for (const onnx::NodeProto &node : graph.node()) {
+    nodes.push_back(&node);
+    for (const std::string &out : node.output())
+      usedNames.insert(out);
+  }
+  if (failed(importNodes(nodes, graphScope)))
+    return {};
 
   SmallVector<Value> results;
   SmallVector<Attribute> outputNames, outputTypes;
@@ -183,16 +240,80 @@ OwningOpRef<ModuleOp> Importer::run() {
   return module;
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+NodeContext Importer::nodeContext(const onnx::NodeProto &node,
+                                  const Scope &scope) {
+  auto opset = scope.opsets.find(canonicalDomain(node.domain()).str());
+  return NodeContext(*ctx, node,
+                     opset == scope.opsets.end() ? 0 : opset->second,
+                     scope.loc ? *scope.loc : nodeLocation(*ctx, node),
+                     scope.expandedFrom);
+}
+
+std::string Importer::freshName(const std::string &base) {
+  std::string name;
+  do
+    name = base + "__tessel" + std::to_string(freshCounter++);
+  while (usedNames.contains(name));
+  usedNames.insert(name);
+  return name;
+}
+
+LogicalResult Importer::importNodes(ArrayRef<const onnx::NodeProto *> nodes,
+                                    const Scope &scope) {
+  auto defined = [&](StringRef name) { return ctx->values.count(name) != 0; };
+  FailureOr<SmallVector<const onnx::NodeProto *>> sorted =
+      sortTopologically(nodes, defined, [&](const onnx::NodeProto &node) {
+        return nodeContext(node, scope);
+      });
+  if (failed(sorted))
+    return failure();
+  for (const onnx::NodeProto *node : *sorted)
+    if (failed(importNode(*node, scope)))
+      return failure();
+  return success();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node,
+                                   const Scope &scope) {
+  NodeContext n = nodeContext(node, scope);
   std::string domain = canonicalDomain(node.domain()).str();
-  auto opset = opsets.find(domain);
-  bool imported = opset != opsets.end();
-  NodeContext n(*ctx, node, imported ? opset->second : 0,
-                nodeLocation(*ctx, node));
+  bool imported = scope.opsets.count(domain) != 0;
   if (imported)
     if (const OpHandlerEntry *entry =
             registry.lookup(domain, node.op_type(), n.opset))
       return entry->handler(n);
+
+  // No handler: a function of the model, or of the op's ONNX schema.
+  auto local = localFunctions.find({domain, node.op_type()});
+  if (local != localFunctions.end()) {
+    FunctionBody body;
+    body.function = *local->second;
+    body.sinceVersion = n.opset;
+    return expand(n, body, scope);
+  }
+  if (imported) {
+    std::vector<onnx::TypeProto> inputTypes(node.input_size());
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (!n.hasInput(i) || !ctx->values.count(node.input(i)))
+        continue;
+      auto type = n.inputType(i);
+      onnx::TypeProto_Tensor *tensor = inputTypes[i].mutable_tensor_type();
+      tensor->set_elem_type(n.inputOnnxType(i));
+      onnx::TensorShapeProto *shape = tensor->mutable_shape();
+      for (int64_t d : type.getShape())
+        if (ShapedType::isDynamic(d))
+          shape->add_dim();
+        else
+          shape->add_dim()->set_dim_value(d);
+    }
+    FunctionBody body;
+    std::string why;
+    if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why))
+      return expand(n, body, scope);
+    if (!why.empty())
+      return n.error(why);
+  }
+
   std::string ranges = registry.supportedRanges(domain, node.op_type());
   if (ranges.empty() || !imported)
     return n.unsupported();
@@ -201,10 +322,45 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
                        ranges + ")");
 }
 
+LogicalResult Importer::expand(NodeContext &n, const FunctionBody &body,
+                               const Scope &scope) {
+  if (scope.expandedFrom.size() >= kMaxExpansionDepth)
+    return n.error("function bodies nest more than " +
+                   Twine(kMaxExpansionDepth) + " deep (a recursive function?)");
+  const onnx::FunctionProto &fn = body.function;
+  Scope inner;
+  inner.opsets = scope.opsets;
+  std::string fnDomain = canonicalDomain(n.node.domain()).str();
+  if (body.sinceVersion)
+    inner.opsets[fnDomain] = body.sinceVersion;
+  for (const onnx::OperatorSetIdProto &o : fn.opset_import())
+    inner.opsets[canonicalDomain(o.domain()).str()] = o.version();
+  inner.loc = n.loc;
+  inner.expandedFrom = scope.expandedFrom;
+  inner.expandedFrom.push_back(n.node.op_type());
+
+  std::string prefix = n.node.name().empty()
+                           ? (n.node.output_size() ? n.node.output(0) : "")
+                           : n.node.name();
+  prefix += "/" + n.node.op_type() + "/";
+  std::vector<onnx::NodeProto> expanded = expandFunctionBody(
+      n.node, body,
+      [&](const std::string &name) { return freshName(prefix + name); });
+  SmallVector<const onnx::NodeProto *> nodes;
+  for (const onnx::NodeProto &node : expanded)
+    nodes.push_back(&node);
+  return importNodes(nodes, inner);
+}
+
 OwningOpRef<ModuleOp> tessel::importOnnxModel(MLIRContext &context,
-                                              const std::string &path) {
+                                              const std::string &path,
+                                              bool *unsupported) {
   context.loadDialect<TesselDialect, func::FuncDialect>();
-  return Importer(context, path).run();
+  Importer importer(context, path);
+  OwningOpRef<ModuleOp> module = importer.run();
+  if (unsupported)
+    *unsupported = !module && importer.failedUnsupported();
+  return module;
 }
 
 std::vector<SupportedOnnxOp> tessel::supportedOnnxOps() {

@@ -19,11 +19,14 @@ namespace tessel {
 
 /// Imports the ONNX model at `path`. Errors are reported as MLIR diagnostics
 /// at a location naming the file and, where one is at fault, the ONNX node
-/// and op ("model.onnx: node 'conv1' (Conv): ..."); returns null then.
+/// and op ("model.onnx: node 'conv1' (Conv): ..."); returns null then, and
+/// sets `*unsupported` (when given) if the error was that an op, or its
+/// opset, is not supported.
 /// The function is named `main`; its arguments are the graph inputs that
 /// are not initializers and carry `tessel.arg_symbols`.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
-                                                  const std::string &path);
+                                                  const std::string &path,
+                                                  bool *unsupported = nullptr);
 
 /// One op the importer has a handler for, and the opsets of its domain it
 /// handles: [firstOpset, lastOpset], lastOpset 0 for "and every later one".
@@ -35,7 +38,8 @@ struct SupportedOnnxOp {
   std::string range; ///< "13+", "1-12"
 };
 
-/// Every handler of the importer, by domain, op type and opset.
+/// Every handler of the importer, by domain, op type and opset. Ops without
+/// a handler are imported when ONNX defines them as a function of these.
 std::vector<SupportedOnnxOp> supportedOnnxOps();
 
 } // namespace tessel

@@ -77,9 +77,11 @@ FailureOr<DenseElementsAttr>
 ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   std::string what = "tensor '" + tensor.name() + "'";
   Type element = elementType(tensor.data_type());
-  if (!element)
+  if (!element) {
+    unsupported = true;
     return fail(loc,
                 what + ": unsupported data type " + Twine(tensor.data_type()));
+  }
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return fail(loc, what + ": negative dim");

@@ -2,8 +2,13 @@
 """ONNX backend node-test conformance runner for Tessel.
 
 For every folder of the ONNX node tests (model.onnx + test_data_set_*/):
-select it iff every node (nested graphs included) is an op Tessel supports
-(domain "" or "ai.onnx") and every graph input/output is a tensor; then
+select it iff the compiler supports what it uses and every graph
+input/output is a tensor. The compiler is the judge (`tessel-compile
+--check-supported`, which imports each model and nothing else): a node is
+supported when the importer has a handler for its op at the opset the model
+imports, or expands it into a function body of supported ops; an import
+error that is not about support selects the test, so that it fails visibly.
+Then
 
     tessel-compile model.onnx -o model.tsl
     tessel-run model.tsl --input NAME=test_data_set_K/input_I.pb ... --output-dir OUT
@@ -45,13 +50,6 @@ from onnx import numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-# The ops of Tessel's first version. Keep in step with frontend/onnx.
-SUPPORTED_OPS = frozenset("""
-    MatMul Gemm Add Sub Mul Div Relu Sigmoid Tanh Softmax Conv MaxPool AveragePool
-    GlobalAveragePool Flatten Reshape Transpose Concat BatchNormalization Constant Identity
-    Shape Gather Unsqueeze Squeeze
-""".split())
-ONNX_DOMAINS = ("", "ai.onnx")
 
 TEST_TIMEOUT_S = 120.0
 
@@ -80,17 +78,6 @@ def _graphs_of(attr):
     return []
 
 
-def collect_ops(graph, out=None):
-    """(domain, op_type) of every node in graph and its subgraphs."""
-    out = set() if out is None else out
-    for node in graph.node:
-        out.add((node.domain, node.op_type))
-        for attr in node.attribute:
-            for sub in _graphs_of(attr):
-                collect_ops(sub, out)
-    return out
-
-
 def _value_kind(vi):
     return vi.type.WhichOneof("value")
 
@@ -101,8 +88,39 @@ def graph_inputs(graph):
     return [vi for vi in graph.input if vi.name not in inits]
 
 
-def classify(folder):
-    """Returns (selected, reason, info). info: dict(inputs, outputs, ops) when parsed."""
+def compiler_support(compile_bin, paths):
+    """{model path: (status, message)} from `tessel-compile --check-supported`.
+
+    status is "supported", "unsupported" (an op, opset or data type the
+    compiler lacks) or "invalid" (any other import error). All models go to
+    one process; should it die on a model, that model is reported as
+    "invalid" with the reason and the rest are asked again."""
+    answers, pending = {}, list(paths)
+    while pending:
+        p = subprocess.run([compile_bin, "--check-supported"] + pending,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL)
+        for line in p.stdout.decode("utf-8", "replace").splitlines():
+            path, _, rest = line.partition("\t")
+            status, _, message = rest.partition("\t")
+            if status in ("supported", "unsupported", "invalid"):
+                answers[path] = (status, message)
+        left = [path for path in pending if path not in answers]
+        if not left:
+            break
+        # The process stopped before answering left[0]: it died on that model.
+        what = ("killed by signal %d" % -p.returncode if p.returncode < 0
+                else "exit %d" % p.returncode)
+        answers[left[0]] = ("invalid", "tessel-compile --check-supported: %s: %s"
+                            % (what, _first_line(p.stderr.decode("utf-8", "replace"))))
+        pending = left[1:]
+    return answers
+
+
+def classify(folder, support):
+    """Returns (selected, reason, info). info: dict(inputs, outputs) when parsed.
+
+    support: the compiler's (status, message) for the folder's model.onnx."""
     path = os.path.join(folder, "model.onnx")
     if not os.path.isfile(path):
         return False, "no model.onnx", None
@@ -113,20 +131,17 @@ def classify(folder):
                                                              str(e).splitlines()[0][:80]
                                                              if str(e) else ""), None
     g = model.graph
-    ops = collect_ops(g)
-    for f in model.functions:  # model-local functions: their bodies must be supported too
-        ops |= collect_ops(onnx.GraphProto(node=f.node))
     info = {"inputs": [vi.name for vi in graph_inputs(g)],
-            "outputs": [vi.name for vi in g.output], "ops": ops}
-    bad = sorted("%s:%s" % (d, o) if d not in ONNX_DOMAINS else o
-                 for d, o in ops if d not in ONNX_DOMAINS or o not in SUPPORTED_OPS)
-    if bad:
-        return False, "unsupported op(s): " + ", ".join(bad), info
+            "outputs": [vi.name for vi in g.output]}
     for what, vis in (("input", graph_inputs(g)), ("output", g.output)):
         for vi in vis:
             kind = _value_kind(vi)
             if kind not in (None, "tensor_type"):
                 return False, "non-tensor %s '%s' (%s)" % (what, vi.name, kind), info
+    status, message = support
+    if status == "unsupported":
+        prefix = path + ": "
+        return False, message[len(prefix):] if message.startswith(prefix) else message, info
     return True, "", info
 
 
@@ -339,14 +354,23 @@ def main(argv=None):
         print("node-tests: error: %s" % e, file=sys.stderr)
         return 2
 
+    compile_bin = os.path.join(args.bin_dir, "tessel-compile")
+    if not os.access(compile_bin, os.X_OK):
+        print("node-tests: error: %s not found or not executable (build first, or set "
+              "--bin-dir): it decides which tests are selected" % compile_bin,
+              file=sys.stderr)
+        return 2
     folders = sorted(d for d in os.listdir(args.tests_dir)
                      if os.path.isdir(os.path.join(args.tests_dir, d)))
     total = len(folders)
     if pattern:
         folders = [d for d in folders if pattern.search(d)]
+    models = {d: os.path.join(args.tests_dir, d, "model.onnx") for d in folders}
+    support = compiler_support(compile_bin, [m for m in models.values() if os.path.isfile(m)])
     selected, unselected = [], []
     for d in folders:
-        ok, reason, info = classify(os.path.join(args.tests_dir, d))
+        ok, reason, info = classify(os.path.join(args.tests_dir, d),
+                                    support.get(models[d], ("unsupported", "no answer")))
         (selected if ok else unselected).append((d, info if ok else reason))
 
     sel_names = {d for d, _ in selected}

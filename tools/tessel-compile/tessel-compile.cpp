@@ -2,9 +2,10 @@
 //
 // tessel-compile MODEL.onnx -o OUT.tsl [--target T]... [--mcpu CPU]
 // tessel-compile --list-ops
+// tessel-compile --check-supported MODEL.onnx...
 //
-// A thin main over tessel::compileOnnxModel (and, for --list-ops, the
-// frontend's op registry). Errors print one line,
+// A thin main over tessel::compileOnnxModel (and, for the two queries, the
+// frontend's op registry and importer). Errors print one line,
 // "tessel-compile: error: <file>: node '<n>' (<op>): <message>", and exit 2;
 // the output file is written to a temporary name and renamed, so a failed
 // compile never leaves a partial artifact.
@@ -30,11 +31,18 @@ static const char *kUsage =
     "usage: tessel-compile MODEL.onnx -o OUT.tsl [--target TARGET]... "
     "[--mcpu CPU]\n"
     "       tessel-compile --list-ops\n"
+    "       tessel-compile --check-supported MODEL.onnx...\n"
     "\n"
     "Compiles an ONNX model into a Tessel artifact (.tsl).\n"
     "\n"
     "  --list-ops         print each supported op as DOMAIN OP OPSETS (e.g.\n"
-    "                     'ai.onnx Softmax 13+')\n"
+    "                     'ai.onnx Softmax 13+'); ops ONNX defines as a\n"
+    "                     function of these are imported too\n"
+    "  --check-supported  import each model only and print one line per\n"
+    "                     model: 'MODEL<TAB>supported', 'MODEL<TAB>\n"
+    "                     unsupported<TAB>WHY' (an op or opset without\n"
+    "                     support) or 'MODEL<TAB>invalid<TAB>WHY' (any other\n"
+    "                     import error); exit 0 when all are supported, else 1\n"
     "  -o OUT.tsl         the artifact to write (required)\n"
     "  --target TARGET    cpu (default), cuda:sm_80, cuda:sm_90, rocm:gfx90a,\n"
     "                     rocm:gfx942; repeat for several targets in one file\n"
@@ -55,14 +63,58 @@ static int usageError(const std::string &message) {
   return 2;
 }
 
+/// The first error of a diagnostic, prefixed with its location's file and
+/// node when the message does not start with them already.
+static std::string errorText(mlir::Diagnostic &d) {
+  std::string message = d.str();
+  // Errors raised outside Tessel's own code carry only a location.
+  std::string where = tessel::describeLoc(d.getLocation());
+  if (!where.empty() && message.rfind(where, 0) != 0)
+    message = where + ": " + message;
+  return message;
+}
+
 static int listOps() {
   for (const tessel::SupportedOnnxOp &op : tessel::supportedOnnxOps())
     std::cout << op.domain << " " << op.opType << " " << op.range << "\n";
   return 0;
 }
 
+/// Imports each model (nothing else) and says whether its ops are supported.
+static int checkSupported(const std::vector<std::string> &models) {
+  mlir::DialectRegistry registry;
+  tessel::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+  std::string firstError;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error &&
+        firstError.empty())
+      firstError = errorText(d);
+    return mlir::success();
+  });
+  bool allSupported = true;
+  for (const std::string &model : models) {
+    firstError.clear();
+    bool unsupported = false;
+    bool ok = static_cast<bool>(
+        tessel::importOnnxModel(context, model, &unsupported));
+    allSupported &= ok;
+    std::replace(firstError.begin(), firstError.end(), '\n', ' ');
+    // One flushed line per model: a caller can tell where a crash happened.
+    if (ok)
+      std::cout << model << "\tsupported" << std::endl;
+    else
+      std::cout << model << (unsupported ? "\tunsupported\t" : "\tinvalid\t")
+                << firstError << std::endl;
+  }
+  return allSupported ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   std::string input, output, dumpDir;
+  std::vector<std::string> models;
+  bool checkMode = false;
   tessel::CompileOptions options;
   options.targets.clear();
   for (int i = 1; i < argc; ++i) {
@@ -79,7 +131,9 @@ int main(int argc, char **argv) {
     }
     if (arg == "--list-ops")
       return listOps();
-    if (arg == "-o") {
+    if (arg == "--check-supported") {
+      checkMode = true;
+    } else if (arg == "-o") {
       if (!value(output))
         return usageError("-o needs a file name");
     } else if (arg == "--target" || arg.rfind("--target=", 0) == 0) {
@@ -101,12 +155,16 @@ int main(int argc, char **argv) {
         return usageError("--mcpu needs a value");
     } else if (!arg.empty() && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
-    } else if (input.empty()) {
+    } else if (checkMode || input.empty()) {
+      models.push_back(arg);
       input = arg;
     } else {
       return usageError("more than one model given");
     }
   }
+  if (checkMode)
+    return models.empty() ? usageError("no model given")
+                          : checkSupported(models);
   if (input.empty())
     return usageError("no model given");
   if (output.empty() && options.emit.empty())
@@ -124,12 +182,7 @@ int main(int argc, char **argv) {
     if (d.getSeverity() != mlir::DiagnosticSeverity::Error || reported)
       return mlir::success();
     reported = true;
-    std::string message = d.str();
-    // Errors raised outside Tessel's own code carry only a location.
-    std::string where = tessel::describeLoc(d.getLocation());
-    if (!where.empty() && message.rfind(where, 0) != 0)
-      message = where + ": " + message;
-    std::cerr << "tessel-compile: error: " << message << "\n";
+    std::cerr << "tessel-compile: error: " << errorText(d) << "\n";
     return mlir::success();
   });
 

@@ -1,0 +1,107 @@
+//===- FunctionBodies.cpp - ONNX function bodies and their expansion ------===//
+//
+// Schema function bodies come from libonnx; context-dependent ones are built
+// for the node at hand. Expansion binds the body's formal inputs, outputs
+// and attribute references to the call and renames the body's own values so
+// that they cannot clash with the graph's or another expansion's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/FunctionBodies.h"
+
+#include <onnx/defs/schema.h>
+
+#include <exception>
+
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+bool onnx_import::schemaFunctionBody(
+    const onnx::NodeProto &node, const std::string &domain, int64_t opset,
+    const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
+    std::string &error) {
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset), domain);
+  if (!schema || schema->Deprecated())
+    return false;
+  body = FunctionBody();
+  body.sinceVersion = schema->SinceVersion();
+  if (schema->HasFunction()) {
+    body.function = *schema->GetFunction();
+  } else if (schema->HasContextDependentFunction()) {
+    onnx::FunctionBodyBuildContextImpl context(node, inputTypes);
+    try {
+      if (!schema->BuildContextDependentFunction(context, body.function)) {
+        error = "ONNX cannot build its function body for this node";
+        return false;
+      }
+    } catch (const std::exception &e) {
+      error = std::string("building its function body failed: ") + e.what();
+      return false;
+    }
+  } else {
+    return false;
+  }
+  for (const auto &[name, attr] : schema->attributes())
+    if (attr.default_value.type() != onnx::AttributeProto::UNDEFINED)
+      body.attributeDefaults[name] = attr.default_value;
+  return true;
+}
+
+std::vector<onnx::NodeProto> onnx_import::expandFunctionBody(
+    const onnx::NodeProto &call, const FunctionBody &body,
+    const std::function<std::string(const std::string &)> &freshName) {
+  const onnx::FunctionProto &fn = body.function;
+  std::map<std::string, std::string> rename;
+  for (int i = 0; i < fn.input_size(); ++i)
+    rename[fn.input(i)] = i < call.input_size() ? call.input(i) : "";
+  for (int i = 0; i < fn.output_size(); ++i)
+    rename[fn.output(i)] = i < call.output_size() && !call.output(i).empty()
+                               ? call.output(i)
+                               : freshName(fn.output(i));
+  auto bind = [&](const std::string &name) -> std::string {
+    if (name.empty())
+      return name;
+    auto it = rename.find(name);
+    if (it == rename.end())
+      it = rename.emplace(name, freshName(name)).first;
+    return it->second;
+  };
+  std::map<std::string, const onnx::AttributeProto *> callAttrs;
+  for (const onnx::AttributeProto &a : call.attribute())
+    callAttrs[a.name()] = &a;
+
+  std::vector<onnx::NodeProto> nodes;
+  for (const onnx::NodeProto &inner : fn.node()) {
+    onnx::NodeProto node = inner;
+    node.clear_input();
+    node.clear_output();
+    node.clear_attribute();
+    for (const std::string &in : inner.input())
+      node.add_input(bind(in));
+    for (const std::string &out : inner.output())
+      node.add_output(bind(out));
+    for (const onnx::AttributeProto &a : inner.attribute()) {
+      if (a.ref_attr_name().empty()) {
+        *node.add_attribute() = a;
+        continue;
+      }
+      const onnx::AttributeProto *value = nullptr;
+      auto given = callAttrs.find(a.ref_attr_name());
+      if (given != callAttrs.end()) {
+        value = given->second;
+      } else {
+        auto dflt = body.attributeDefaults.find(a.ref_attr_name());
+        if (dflt != body.attributeDefaults.end())
+          value = &dflt->second;
+      }
+      if (!value)
+        continue; // neither set nor defaulted: the inner op's default holds
+      onnx::AttributeProto *bound = node.add_attribute();
+      *bound = *value;
+      bound->set_name(a.name());
+    }
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
