@@ -132,6 +132,57 @@ struct LowerTanh : OpRewritePattern<TanhOp> {
   }
 };
 
+/// min(max(x, lo), hi), each bound only where the op has it; the bounds
+/// are scalars read by every element.
+struct LowerClip : OpRewritePattern<ClipOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClipOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    FailureOr<Value> init = emptyResult(rewriter, op);
+    if (failed(init))
+      return rewriter.notifyMatchFailure(op, "result extents unknown");
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = type.getRank();
+    auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto scalarMap = AffineMap::get(rank, 0, ctx);
+    SmallVector<Value> inputs = {op.getInput()};
+    SmallVector<AffineMap> maps = {id};
+    for (Value bound : {op.getMin(), op.getMax()})
+      if (bound) {
+        inputs.push_back(bound);
+        maps.push_back(scalarMap);
+      }
+    maps.push_back(id);
+    bool isUnsigned = op.getIsUnsigned(), hasMin = bool(op.getMin());
+    bool isFloat = isa<FloatType>(type.getElementType());
+    Value result = generic(
+        rewriter, loc, inputs, *init, maps, iterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0];
+          auto clamp = [&](Value c, bool upper) -> Value {
+            if (isFloat)
+              return upper ? arith::MinimumFOp::create(b, l, x, c).getResult()
+                           : arith::MaximumFOp::create(b, l, x, c).getResult();
+            if (isUnsigned)
+              return upper ? arith::MinUIOp::create(b, l, x, c).getResult()
+                           : arith::MaxUIOp::create(b, l, x, c).getResult();
+            return upper ? arith::MinSIOp::create(b, l, x, c).getResult()
+                         : arith::MaxSIOp::create(b, l, x, c).getResult();
+          };
+          unsigned next = 1;
+          if (hasMin)
+            x = clamp(args[next++], /*upper=*/false);
+          if (op.getMax())
+            x = clamp(args[next], /*upper=*/true);
+          yield(b, l, x);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// y = (x - mean) * scale / sqrt(variance + epsilon) + bias, per channel.
 struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -235,6 +286,6 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
 
 void tessel::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerBinary<AddOp>, LowerBinary<SubOp>, LowerBinary<MulOp>,
-               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh,
+               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh, LowerClip,
                LowerBatchNorm, LowerSoftmax>(patterns.getContext());
 }

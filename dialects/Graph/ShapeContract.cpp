@@ -214,6 +214,7 @@ SAME_AS_INPUT(ReluOp)
 SAME_AS_INPUT(SigmoidOp)
 SAME_AS_INPUT(TanhOp)
 SAME_AS_INPUT(SoftmaxOp)
+SAME_AS_INPUT(ClipOp)
 #undef SAME_AS_INPUT
 
 #define BROADCAST(Op)                                                          \

@@ -541,3 +541,19 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
     }
   return DenseElementsAttr::get(type, out);
 }
+
+LogicalResult ClipOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  if (getType() != in)
+    return emitOpError("result type must be the input's");
+  for (auto [name, bound] : {std::pair{"min", getMin()},
+                             std::pair{"max", getMax()}}) {
+    if (!bound)
+      continue;
+    RankedTensorType t = rankedType(bound);
+    if (t.getRank() != 0 || t.getElementType() != in.getElementType())
+      return emitOpError(name) << " must be a scalar of the element type "
+                               << in.getElementType();
+  }
+  return success();
+}

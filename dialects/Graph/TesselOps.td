@@ -107,6 +107,28 @@ def Tessel_ReluOp : Tessel_UnaryOp<"relu">;
 def Tessel_SigmoidOp : Tessel_UnaryOp<"sigmoid">;
 def Tessel_TanhOp : Tessel_UnaryOp<"tanh">;
 
+def Tessel_ClipOp : Tessel_Op<"clip", [AttrSizedOperandSegments]> {
+  let summary = "min(max(x, min), max) elementwise (ONNX Clip)";
+  let description = [{
+    `min` and `max` are optional scalars (rank 0) of the element type, read
+    at run time; an absent one does not bound. With min > max every element
+    becomes max (ONNX). `is_unsigned` marks integers ONNX types as unsigned.
+
+    ```mlir
+    %y = tessel.clip %x, %lo, %hi : (tensor<?x8xf32>, tensor<f32>, tensor<f32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input,
+                   Optional<Tessel_NumericTensor>:$min,
+                   Optional<Tessel_NumericTensor>:$max, UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input (`min` $min^)? (`max` $max^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tessel_SoftmaxOp : Tessel_Op<"softmax", [SameOperandsAndResultType]> {
   let summary = "Softmax along one axis (ONNX Softmax-13 semantics)";
   let arguments = (ins Tessel_FloatTensor:$input, I64Attr:$axis);

@@ -1,4 +1,4 @@
-//===- Elementwise.cpp - Add, Sub, Mul, Div, Relu, Sigmoid, Tanh ----------===//
+//===- Elementwise.cpp - Add, Sub, Mul, Div, Relu, Sigmoid, Tanh, Clip ----===//
 //
 // Binary arithmetic with numpy broadcasting and the float activations.
 //
@@ -43,6 +43,41 @@ template <typename Op> LogicalResult importUnary(NodeContext &n) {
   return success();
 }
 
+/// Clip: bounds from attributes (opsets 6-10) or from optional scalar
+/// inputs (11+); an absent bound does not bound.
+LogicalResult importClip(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Type element = n.inputType(0).getElementType();
+  if (!element.isIntOrFloat() || element.isInteger(1) ||
+      (n.opset < 11 && !isa<FloatType>(element)))
+    return n.error("unsupported element type");
+  Value bounds[2];
+  for (auto [i, name] : {std::pair{1, "min"}, std::pair{2, "max"}}) {
+    Value &bound = bounds[i - 1];
+    if (n.opset < 11) {
+      if (const onnx::AttributeProto *a = n.attr(name))
+        bound = ConstantOp::create(
+            n.b, n.loc,
+            DenseElementsAttr::get(RankedTensorType::get({}, element),
+                                   FloatAttr::get(element, a->f())));
+    } else if (n.hasInput(i)) {
+      bound = n.input(i);
+      if (!bound)
+        return failure();
+      RankedTensorType t = n.inputType(i);
+      if (t.getRank() != 0 || t.getElementType() != element)
+        return n.error(Twine(name) +
+                       " must be a scalar of the input's element type");
+    }
+  }
+  auto op = ClipOp::create(n.b, n.loc, n.inputType(0), x, bounds[0],
+                           bounds[1], isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, op);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerElementwiseOps(OpRegistry &r) {
@@ -57,4 +92,7 @@ void onnx_import::registerElementwiseOps(OpRegistry &r) {
   r.add("Relu", 1, importUnary<ReluOp>);
   r.add("Sigmoid", 1, importUnary<SigmoidOp>);
   r.add("Tanh", 1, importUnary<TanhOp>);
+  // Clip-6 takes its bounds as attributes; from 11 as optional inputs, and
+  // 12 adds integer types (read at any version from 11).
+  r.add("Clip", 6, importClip);
 }

@@ -521,3 +521,27 @@ func.func @max_pool_indices_shape(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32
   %0, %1 = tessel.max_pool_with_indices %x {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x3xi64>)
   return %0 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tessel.clip' op min must be a scalar of the element type 'f32'}}
+  %0 = tessel.clip %x min %lo : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shape_out_of_range(%x: tensor<2x3xf32>) -> tensor<3xi64> {
+  // expected-error @+1 {{'tessel.shape' op dims [0, 3) of a rank-2 tensor}}
+  %0 = tessel.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<2x3xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tessel.gather' op axis 2 is out of range for rank 2}}
+  %0 = tessel.gather %x[%i] {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

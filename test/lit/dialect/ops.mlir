@@ -278,3 +278,25 @@ func.func @max_pool_with_indices(%x: tensor<?x1x5x5xi8>) -> (tensor<?x1x3x3xi8>,
   %0, %1 = tessel.max_pool_with_indices %x {ceil_mode = true, column_major, dilations = array<i64: 1, 1>, is_unsigned, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x1x5x5xi8>) -> (tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>)
   return %0, %1 : tensor<?x1x3x3xi8>, tensor<?x1x3x3xi64>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @clip
+// CHECK:         tessel.clip %{{.+}} min %{{.+}} max %{{.+}} : (tensor<?x8xf32>, tensor<f32>, tensor<f32>) -> tensor<?x8xf32>
+// CHECK:         tessel.clip %{{.+}} max %{{.+}} {is_unsigned} : (tensor<4xi8>, tensor<i8>) -> tensor<4xi8>
+func.func @clip(%x: tensor<?x8xf32>, %lo: tensor<f32>, %hi: tensor<f32>, %i: tensor<4xi8>, %m: tensor<i8>) -> (tensor<?x8xf32>, tensor<4xi8>) {
+  %0 = tessel.clip %x min %lo max %hi : (tensor<?x8xf32>, tensor<f32>, tensor<f32>) -> tensor<?x8xf32>
+  %1 = tessel.clip %i max %m {is_unsigned} : (tensor<4xi8>, tensor<i8>) -> tensor<4xi8>
+  return %0, %1 : tensor<?x8xf32>, tensor<4xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_and_gather
+// CHECK:         tessel.shape %{{.+}} {end = 2 : i64, start = 0 : i64} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+// CHECK:         tessel.gather %{{.+}}[%{{.+}}] {axis = 1 : i64} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x2x4xf32>
+func.func @shape_and_gather(%x: tensor<?x3x4xf32>, %i: tensor<2xi64>) -> (tensor<2xi64>, tensor<?x2x4xf32>) {
+  %0 = tessel.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+  %1 = tessel.gather %x[%i] {axis = 1 : i64} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x2x4xf32>
+  return %0, %1 : tensor<2xi64>, tensor<?x2x4xf32>
+}
