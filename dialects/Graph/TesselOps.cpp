@@ -492,6 +492,23 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto type = getType();
   std::optional<SmallVector<APInt>> indices = intElements(adaptor.getIndices());
+  // Static dims of a Shape whose other dims are dynamic (the sequence length
+  // of [?, 128]).
+  if (auto shape = getData().getDefiningOp<ShapeOp>(); shape && indices) {
+    ArrayRef<int64_t> dims = rankedType(shape.getInput())
+                                 .getShape()
+                                 .slice(shape.getStart(),
+                                        shape.getEnd() - shape.getStart());
+    int64_t n = dims.size();
+    SmallVector<int64_t> picked;
+    for (const APInt &index : *indices) {
+      int64_t k = index.getSExtValue();
+      if (k < -n || k >= n || ShapedType::isDynamic(dims[k < 0 ? k + n : k]))
+        return {};
+      picked.push_back(dims[k < 0 ? k + n : k]);
+    }
+    return DenseElementsAttr::get(type, ArrayRef(picked));
+  }
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
   if (!indices || !data || !type.hasStaticShape() ||
       !data.getType().hasStaticShape())

@@ -7,6 +7,8 @@
 
 #include "frontend/onnx/ImportContext.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -174,12 +176,42 @@ SmallVector<int64_t> NodeContext::getInts(StringRef name) const {
            : SmallVector<int64_t>();
 }
 
+/// Folds the single-result op that defines `value` when it folds to a
+/// constant (a Shape of static dims, a Gather or Concat of constants: the
+/// shape arithmetic exporters write), so that later nodes, whose handlers
+/// read constant inputs, see one. The canonicalizer would fold the same
+/// later; handlers need it now.
+static Value foldOnImport(OpBuilder &b, Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op || isa<ConstantOp>(op) || op->getNumResults() != 1)
+    return value;
+  SmallVector<Attribute> operands;
+  for (Value v : op->getOperands()) {
+    Attribute constant;
+    matchPattern(v, m_Constant(&constant));
+    operands.push_back(constant);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(operands, folded)) || folded.size() != 1)
+    return value;
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(
+      dyn_cast_if_present<Attribute>(folded[0]));
+  if (!dense || dense.getType() != value.getType())
+    return value;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  Value constant = ConstantOp::create(b, op->getLoc(), dense);
+  if (op->use_empty())
+    op->erase();
+  return constant;
+}
+
 void NodeContext::setOutput(int i, Value value, int32_t onnxType) {
   if (i >= node.output_size() || node.output(i).empty())
     return;
   if (onnxType < 0)
     onnxType = inputOnnxType(0);
-  ctx.values[node.output(i)] = GraphValue{value, onnxType};
+  ctx.values[node.output(i)] = GraphValue{foldOnImport(b, value), onnxType};
 }
 
 int64_t onnx_import::productOfDims(ArrayRef<int64_t> dims) {

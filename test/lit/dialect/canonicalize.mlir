@@ -201,3 +201,16 @@ func.func @gather_rows_folds() -> tensor<2x2xi64> {
   %g = tessel.gather %t[%i] {axis = 0 : i64} : (tensor<3x2xi64>, tensor<2xi64>) -> tensor<2x2xi64>
   return %g : tensor<2x2xi64>
 }
+
+// -----
+
+// A static dim of a Shape whose other dims are dynamic folds when gathered.
+// CHECK-LABEL: func.func @gather_static_dim_of_shape
+// CHECK:         %[[C:.+]] = tessel.constant dense<128> : tensor<i64>
+// CHECK:         return %[[C]]
+func.func @gather_static_dim_of_shape(%x: tensor<?x128xf32>) -> tensor<i64> {
+  %s = tessel.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<?x128xf32>) -> tensor<2xi64>
+  %i = tessel.constant dense<1> : tensor<i64>
+  %g = tessel.gather %s[%i] {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  return %g : tensor<i64>
+}
