@@ -152,7 +152,7 @@ void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
   populateContractionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
-  populateGatherToLinalgPatterns(patterns);
+  populateIndexingToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
 }
 

@@ -23,7 +23,7 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateGatherToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateIndexingToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// All of the above.

@@ -501,3 +501,41 @@ GatherOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
   addResult(s, getResult(), std::move(dims), results);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Slice
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
+                                           int64_t start, int64_t end,
+                                           int64_t step) {
+  ShapeBuilder s(b, loc);
+  // Negative bounds count from the end; whether one is negative is known.
+  Value first = start < 0 ? s.add(s.constant(start), n) : s.constant(start);
+  Value last = end < 0 ? s.add(s.constant(end), n) : s.constant(end);
+  Value zero = s.constant(0);
+  if (step > 0) {
+    first = s.min(s.max(first, zero), n);
+    last = s.min(s.max(last, zero), n);
+    Value extent = s.ceilDiv(s.sub(last, first), s.constant(step));
+    return {first, s.max(extent, zero)};
+  }
+  Value top = s.sub(n, s.constant(1));
+  first = s.min(s.max(first, zero), top);
+  last = s.min(s.max(last, s.constant(-1)), top);
+  Value extent = s.ceilDiv(s.sub(first, last), s.constant(-step));
+  return {first, s.max(extent, zero)};
+}
+
+LogicalResult SliceOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+                                          SmallVectorImpl<Dims> &results,
+                                          SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  Dims dims = operands[0];
+  for (auto [axis, start, end, step] :
+       llvm::zip(getAxes(), getStarts(), getEnds(), getSteps()))
+    dims[axis] = sliceRange(b, getLoc(), operands[0][axis], start, end, step)
+                     .second;
+  addResult(s, getResult(), std::move(dims), results);
+  return success();
+}

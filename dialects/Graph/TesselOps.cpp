@@ -574,3 +574,49 @@ LogicalResult ClipOp::verify() {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+std::pair<int64_t, int64_t> tessel::sliceRange(int64_t n, int64_t start,
+                                               int64_t end, int64_t step) {
+  if (n == 0)
+    return {0, 0};
+  if (start < 0)
+    start += n;
+  if (end < 0)
+    end += n;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, n);
+    end = std::clamp<int64_t>(end, 0, n);
+    return {start, end > start ? (end - start + step - 1) / step : 0};
+  }
+  start = std::clamp<int64_t>(start, 0, n - 1);
+  end = std::clamp<int64_t>(end, -1, n - 1);
+  return {start, start > end ? (start - end - step - 1) / -step : 0};
+}
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  size_t count = getAxes().size();
+  if (getStarts().size() != count || getEnds().size() != count ||
+      getSteps().size() != count)
+    return emitOpError("starts, ends, axes and steps differ in length");
+  if (getType().getElementType() != in.getElementType())
+    return emitOpError("result element type differs from the input's");
+  SmallVector<int64_t> expected(in.getShape());
+  for (size_t i = 0; i < count; ++i) {
+    int64_t axis = getAxes()[i], step = getSteps()[i];
+    if (axis < 0 || axis >= in.getRank() ||
+        llvm::count(getAxes(), axis) != 1)
+      return emitOpError("axis ") << axis << " is out of range or repeated";
+    if (step == 0)
+      return emitOpError("step 0 on axis ") << axis;
+    if (!in.isDynamicDim(axis))
+      expected[axis] =
+          sliceRange(in.getDimSize(axis), getStarts()[i], getEnds()[i], step)
+              .second;
+  }
+  return checkShape(*this, getType(), expected, "result");
+}

@@ -341,6 +341,25 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+def Tessel_SliceOp : Tessel_Op<"slice"> {
+  let summary = "A strided slice of some axes (ONNX Slice)";
+  let description = [{
+    For each listed axis: elements start, start + step, ... up to end
+    (exclusive), with ONNX's rules applied against the axis' extent at run
+    time: a negative start or end counts from the end, both are clamped into
+    the axis (to [0, n] for a positive step, start to [0, n-1] and end to
+    [-1, n-1] for a negative one), and an empty range gives extent 0.
+    `starts`, `ends`, `axes` (normalized, 0 <= axis < rank, unique) and
+    `steps` (non-zero) have one entry per sliced axis.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$axes,
+                   DenseI64ArrayAttr:$steps);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shapes as values
 //===----------------------------------------------------------------------===//

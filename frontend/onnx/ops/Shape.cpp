@@ -1,4 +1,4 @@
-//===- Shape.cpp - Shape, Gather, Unsqueeze, Squeeze -----------------------===//
+//===- Shape.cpp - Shape, Gather, Slice, Unsqueeze, Squeeze ----------------===//
 //
 // The ops exporters use to compute shapes inside the graph (Shape, then
 // Gather, Unsqueeze, Concat, into a Reshape), which are also ordinary data
@@ -153,6 +153,65 @@ LogicalResult importGather(NodeContext &n) {
   return success();
 }
 
+/// Slice: starts/ends/axes as attributes before opset 10, then constant
+/// inputs with optional axes and steps (exporters compute them from static
+/// dims, which fold while importing).
+LogicalResult importSlice(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    starts = n.getInts("starts");
+    ends = n.getInts("ends");
+    axes = n.getInts("axes");
+  } else {
+    auto read = [&](int i, const char *what, SmallVector<int64_t> &out) {
+      if (!n.hasInput(i))
+        return success();
+      FailureOr<SmallVector<int64_t>> v = n.constantInts(i, what);
+      if (failed(v))
+        return failure();
+      out = *v;
+      return success();
+    };
+    if (failed(read(1, "starts", starts)) || failed(read(2, "ends", ends)) ||
+        failed(read(3, "axes", axes)) || failed(read(4, "steps", steps)))
+      return failure();
+  }
+  if (starts.size() != ends.size())
+    return n.error("starts and ends differ in length");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return n.error("starts, ends, axes and steps differ in length");
+  SmallVector<int64_t> shape(xt.getShape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t &axis = axes[i];
+    if (axis < -rank || axis >= rank)
+      return n.error("axis " + Twine(axis) + " is out of range for rank " +
+                     Twine(rank));
+    if (axis < 0)
+      axis += rank;
+    if (llvm::count(axes, axis) > 1)
+      return n.error("axis " + Twine(axis) + " is repeated");
+    if (steps[i] == 0)
+      return n.error("step 0 on axis " + Twine(axis));
+    if (!xt.isDynamicDim(axis))
+      shape[axis] =
+          sliceRange(xt.getDimSize(axis), starts[i], ends[i], steps[i]).second;
+  }
+  auto type = RankedTensorType::get(shape, xt.getElementType());
+  n.setOutput(0, SliceOp::create(n.b, n.loc, type, x, starts, ends, axes,
+                                 steps));
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerShapeOps(OpRegistry &r) {
@@ -161,6 +220,8 @@ void onnx_import::registerShapeOps(OpRegistry &r) {
   // Gather-11 allows negative indices, which the kernel handles at any
   // version (earlier models never use them).
   r.add("Gather", 1, importGather);
+  // Slice-10 moves starts/ends/axes into inputs and adds steps.
+  r.add("Slice", 1, importSlice);
   // Unsqueeze/Squeeze-13 take the axes as an input instead of an attribute.
   r.add("Unsqueeze", 1, importUnsqueeze);
   r.add("Squeeze", 1, importSqueeze);

@@ -1,11 +1,15 @@
-//===- LowerGather.cpp - Gather as a linalg.generic with tensor.extract ----===//
+//===- LowerIndexing.cpp - Gather and Slice as generics with tensor.extract ===//
 //
-// out[i_0..i_{a-1}, j..., k...] = data[i_0..i_{a-1}, idx[j...], k...]: one
-// generic over the result, reading the index from `indices` and the element
-// from `data` with tensor.extract. A negative index counts from the end; an
-// index outside [-n, n) is clamped into range (ONNX calls it an error; the
-// kernel must never read out of bounds, and the plan checks that the axis
-// is not empty).
+// Ops that read their input at computed positions: one linalg.generic over
+// the result whose body reads the element with tensor.extract.
+//
+// Gather: out[i_0..i_{a-1}, j..., k...] = data[i_0..i_{a-1}, idx[j...], k...].
+// A negative index counts from the end; an index outside [-n, n) is clamped
+// into range (ONNX calls it an error; the kernel must never read out of
+// bounds, and the plan checks that the axis is not empty).
+//
+// Slice: out[..., i, ...] = in[..., first + i * step, ...] on each sliced
+// axis, with `first` from the same sliceRange the shape contract uses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,8 +74,50 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   }
 };
 
+struct LowerSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> init = emptyResult(rewriter, op);
+    if (failed(init))
+      return rewriter.notifyMatchFailure(op, "result extents unknown");
+    Value input = op.getInput();
+    int64_t rank = op.getType().getRank();
+    // The first index of each sliced axis, from the input's extent.
+    SmallVector<Value> first(rank);
+    SmallVector<int64_t> step(rank, 1);
+    for (auto [axis, start, end, k] : llvm::zip(
+             op.getAxes(), op.getStarts(), op.getEnds(), op.getSteps())) {
+      Value n = tensor::DimOp::create(rewriter, loc, input, axis);
+      first[axis] = sliceRange(rewriter, loc, n, start, end, k).first;
+      step[axis] = k;
+    }
+    auto id = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    SmallVector<utils::IteratorType> iters(rank,
+                                           utils::IteratorType::parallel);
+    Value result = generic(
+        rewriter, loc, ValueRange{}, *init, {id}, iters,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(b, l, d);
+            if (first[d])
+              i = arith::AddIOp::create(
+                  b, l, first[d],
+                  arith::MulIOp::create(
+                      b, l, i, arith::ConstantIndexOp::create(b, l, step[d])));
+            coords.push_back(i);
+          }
+          yield(b, l, tensor::ExtractOp::create(b, l, input, coords));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
-void tessel::populateGatherToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather>(patterns.getContext());
+void tessel::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerGather, LowerSlice>(patterns.getContext());
 }
