@@ -183,6 +183,78 @@ struct LowerClip : OpRewritePattern<ClipOp> {
   }
 };
 
+/// One element converted from `x` to `to` with CastOp's rules.
+Value castScalar(OpBuilder &b, Location l, Value x, Type to, bool fromUnsigned,
+                 bool toUnsigned) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (to.isInteger(1)) // != 0 (NaN is true, as in C)
+    return fromFloat ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE,
+                                             x, scalar(b, l, from, 0))
+                           .getResult()
+                     : arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x,
+                                             scalar(b, l, from, 0))
+                           .getResult();
+  if (fromFloat && toFloat)
+    return fromFloat.getWidth() < toFloat.getWidth()
+               ? arith::ExtFOp::create(b, l, to, x).getResult()
+               : arith::TruncFOp::create(b, l, to, x).getResult();
+  if (toFloat)
+    return fromUnsigned || from.isInteger(1)
+               ? arith::UIToFPOp::create(b, l, to, x).getResult()
+               : arith::SIToFPOp::create(b, l, to, x).getResult();
+  auto toInt = cast<IntegerType>(to);
+  if (fromFloat) {
+    // Saturate into the integer's range first: fptosi of a value outside
+    // it is undefined; NaN becomes 0.
+    unsigned w = toInt.getWidth();
+    APInt lo = toUnsigned ? APInt::getZero(w) : APInt::getSignedMinValue(w);
+    APInt hi = toUnsigned ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w);
+    auto bound = [&](const APInt &v) {
+      double d = toUnsigned ? v.roundToDouble(false) : v.roundToDouble(true);
+      return scalar(b, l, from, d);
+    };
+    Value clamped = arith::MinimumFOp::create(
+        b, l, arith::MaximumFOp::create(b, l, x, bound(lo)), bound(hi));
+    Value converted =
+        toUnsigned ? arith::FPToUIOp::create(b, l, to, clamped).getResult()
+                   : arith::FPToSIOp::create(b, l, to, clamped).getResult();
+    // Rounding can push the upper bound past the range (2^63 for int64):
+    // the largest value then stays the largest.
+    Value tooBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE,
+                                         clamped, bound(hi));
+    converted = arith::SelectOp::create(
+        b, l, tooBig, arith::ConstantOp::create(b, l, IntegerAttr::get(to, hi)),
+        converted);
+    Value isNan =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+    return arith::SelectOp::create(b, l, isNan, scalar(b, l, to, 0),
+                                   converted);
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  if (fromWidth > toInt.getWidth())
+    return arith::TruncIOp::create(b, l, to, x);
+  return fromUnsigned || from.isInteger(1)
+             ? arith::ExtUIOp::create(b, l, to, x).getResult()
+             : arith::ExtSIOp::create(b, l, to, x).getResult();
+}
+
+struct LowerCast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    Type to = op.getType().getElementType();
+    bool fromUnsigned = op.getInputUnsigned(),
+         toUnsigned = op.getResultUnsigned();
+    return lowerUnary(op, rewriter, [&](OpBuilder &b, Location l, Value x) {
+      return castScalar(b, l, x, to, fromUnsigned, toUnsigned);
+    });
+  }
+};
+
 /// y = (x - mean) * scale / sqrt(variance + epsilon) + bias, per channel.
 struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -286,6 +358,6 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
 
 void tessel::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerBinary<AddOp>, LowerBinary<SubOp>, LowerBinary<MulOp>,
-               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh, LowerClip,
+               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh, LowerClip, LowerCast,
                LowerBatchNorm, LowerSoftmax>(patterns.getContext());
 }

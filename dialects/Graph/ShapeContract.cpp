@@ -215,6 +215,7 @@ SAME_AS_INPUT(SigmoidOp)
 SAME_AS_INPUT(TanhOp)
 SAME_AS_INPUT(SoftmaxOp)
 SAME_AS_INPUT(ClipOp)
+SAME_AS_INPUT(CastOp)
 #undef SAME_AS_INPUT
 
 #define BROADCAST(Op)                                                          \

@@ -620,3 +620,30 @@ LogicalResult SliceOp::verify() {
   }
   return checkShape(*this, getType(), expected, "result");
 }
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  return checkShape(*this, getType(), in.getShape(), "result");
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() &&
+      getInputUnsigned() == getResultUnsigned())
+    return getInput();
+  // Integer constants between integer types (shape arithmetic: int64 <->
+  // int32); everything else is the kernel's.
+  auto dense = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  auto to = dyn_cast<IntegerType>(getType().getElementType());
+  if (!dense || !to || to.getWidth() == 1 || !getType().hasStaticShape() ||
+      dense.getElementType().isInteger(1))
+    return {};
+  bool fromUnsigned = getInputUnsigned();
+  return dense.mapValues(to, [&](const APInt &v) {
+    return fromUnsigned ? v.zextOrTrunc(to.getWidth())
+                        : v.sextOrTrunc(to.getWidth());
+  });
+}

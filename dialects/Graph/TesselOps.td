@@ -341,6 +341,23 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+def Tessel_CastOp : Tessel_Op<"cast"> {
+  let summary = "Elementwise conversion to another element type (ONNX Cast)";
+  let description = [{
+    Integers whose ONNX type is unsigned are marked (`input_unsigned`,
+    `result_unsigned`); MLIR's integers are signless. Floats convert to
+    integers by truncation toward zero, saturating at the integer's range
+    (NaN gives 0) so that no value is undefined; anything converts to bool
+    as `!= 0`, and bool to numbers as 0 or 1.
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input, UnitAttr:$input_unsigned,
+                   UnitAttr:$result_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Tessel_SliceOp : Tessel_Op<"slice"> {
   let summary = "A strided slice of some axes (ONNX Slice)";
   let description = [{

@@ -1,6 +1,7 @@
-//===- Elementwise.cpp - Add, Sub, Mul, Div, Relu, Sigmoid, Tanh, Clip ----===//
+//===- Elementwise.cpp - Arithmetic, activations, Clip, Cast ---------------===//
 //
-// Binary arithmetic with numpy broadcasting and the float activations.
+// Binary arithmetic with numpy broadcasting, the float activations, Clip and
+// Cast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,28 @@ template <typename Op> LogicalResult importUnary(NodeContext &n) {
   if (!isa<FloatType>(n.inputType(0).getElementType()))
     return n.error("expects a floating-point input");
   n.setOutput(0, Op::create(n.b, n.loc, x));
+  return success();
+}
+
+/// Cast to the ONNX type `to`; types the dialect has no element type for
+/// (strings, float8, 4-bit) are unsupported, not invalid.
+LogicalResult importCast(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  const onnx::AttributeProto *toAttr = n.attr("to");
+  if (!toAttr)
+    return n.error("missing attribute 'to'");
+  int32_t to = static_cast<int32_t>(toAttr->i());
+  Type element = n.ctx.elementType(to);
+  if (!element)
+    return n.unsupported("Cast to ONNX data type " + Twine(to) +
+                         " is not supported");
+  RankedTensorType in = n.inputType(0);
+  auto type = RankedTensorType::get(in.getShape(), element);
+  auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(n.inputOnnxType(0)),
+                           isUnsigned(to));
+  n.setOutput(0, op, to);
   return success();
 }
 
@@ -95,4 +118,7 @@ void onnx_import::registerElementwiseOps(OpRegistry &r) {
   // Clip-6 takes its bounds as attributes; from 11 as optional inputs, and
   // 12 adds integer types (read at any version from 11).
   r.add("Clip", 6, importClip);
+  // Cast-6 names `to` by data type number; 13 and 19 add types (bfloat16,
+  // float8), which the handler accepts or reports per type.
+  r.add("Cast", 6, importCast);
 }

@@ -214,3 +214,21 @@ func.func @gather_static_dim_of_shape(%x: tensor<?x128xf32>) -> tensor<i64> {
   %g = tessel.gather %s[%i] {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
   return %g : tensor<i64>
 }
+
+// -----
+
+// Integer constants cast between integer types (shape arithmetic: int64 to
+// int32 and back); a cast to the same type is the input.
+// CHECK-LABEL: func.func @cast_folds
+// CHECK-SAME:    (%[[X:.+]]: tensor<2xf32>)
+// CHECK-DAG:     %[[C:.+]] = tessel.constant dense<[-1, 7]> : tensor<2xi32>
+// CHECK-DAG:     %[[U:.+]] = tessel.constant dense<255> : tensor<1xi32>
+// CHECK:         return %[[C]], %[[U]], %[[X]]
+func.func @cast_folds(%x: tensor<2xf32>) -> (tensor<2xi32>, tensor<1xi32>, tensor<2xf32>) {
+  %a = tessel.constant dense<[-1, 7]> : tensor<2xi64>
+  %b = tessel.cast %a : (tensor<2xi64>) -> tensor<2xi32>
+  %u = tessel.constant dense<-1> : tensor<1xi8>
+  %v = tessel.cast %u {input_unsigned} : (tensor<1xi8>) -> tensor<1xi32>
+  %y = tessel.cast %x : (tensor<2xf32>) -> tensor<2xf32>
+  return %b, %v, %y : tensor<2xi32>, tensor<1xi32>, tensor<2xf32>
+}
