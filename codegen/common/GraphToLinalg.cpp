@@ -93,16 +93,31 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, int64_t resultRank,
   return AffineMap::get(resultRank, 0, exprs, ctx);
 }
 
-FailureOr<Value> lowering::emptyResult(OpBuilder &b, Operation *op,
-                                       unsigned result) {
+LogicalResult lowering::checkDynamicDimSources(Operation *op,
+                                               PatternRewriter &rewriter) {
+  for (OpResult result : op->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
+      continue;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d) &&
+          !dynamicDimSource(op, result.getResultNumber(), d))
+        return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+          diag << "dynamic dim " << d << " of result "
+               << result.getResultNumber() << " has no operand dim to come from";
+        });
+  }
+  return success();
+}
+
+Value lowering::emptyResult(OpBuilder &b, Operation *op, unsigned result) {
   auto type = cast<RankedTensorType>(op->getResult(result).getType());
   SmallVector<DimSource> sources(type.getRank(), DimSource{Value(), 0});
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d))
       continue;
     auto source = dynamicDimSource(op, result, d);
-    if (!source)
-      return failure();
+    assert(source && "checkDynamicDimSources should have rejected the op");
     sources[d] = {op->getOperand(source->first), source->second};
   }
   return emptyTensor(b, op->getLoc(), type, sources);

@@ -77,11 +77,18 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, int64_t resultRank,
                              mlir::RankedTensorType operand,
                              mlir::RankedTensorType result);
 
+/// Whether every dynamic dim of every result of graph op `op` has an operand
+/// dim it comes from (tessel::dynamicDimSource); a match failure naming the
+/// first that has none. Patterns that call emptyResult check this first,
+/// before they build any IR.
+mlir::LogicalResult checkDynamicDimSources(mlir::Operation *op,
+                                           mlir::PatternRewriter &rewriter);
+
 /// tensor.empty for result `result` of graph op `op`, its dynamic dims taken
-/// from the operand dims tessel::dynamicDimSource names; failure if a
-/// dynamic dim has none.
-mlir::FailureOr<mlir::Value>
-emptyResult(mlir::OpBuilder &b, mlir::Operation *op, unsigned result = 0);
+/// from the operand dims tessel::dynamicDimSource names. Every dynamic dim
+/// must have one: see checkDynamicDimSources.
+mlir::Value emptyResult(mlir::OpBuilder &b, mlir::Operation *op,
+                        unsigned result = 0);
 
 /// tensor.pad of `input`'s trailing spatial dims by `pads` (ONNX order:
 /// begins then ends) with `value`; `input` is returned when all pads are 0.

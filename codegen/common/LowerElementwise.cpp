@@ -55,13 +55,13 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkDynamicDimSources(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     MLIRContext *ctx = op.getContext();
     SmallVector<Value> operands = {op.getLhs(), op.getRhs()};
-    FailureOr<Value> init = emptyResult(rewriter, op);
-    if (failed(init))
-      return rewriter.notifyMatchFailure(op, "a dynamic dim has no source");
+    Value init = emptyResult(rewriter, op);
     SmallVector<AffineMap> maps;
     for (Value v : operands)
       maps.push_back(broadcastMap(ctx, type.getRank(),
@@ -71,7 +71,7 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
     if constexpr (std::is_same_v<Op, DivOp>)
       isUnsigned = op.getIsUnsigned();
     Value result =
-        generic(rewriter, loc, operands, *init, maps, iterators(type.getRank()),
+        generic(rewriter, loc, operands, init, maps, iterators(type.getRank()),
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   yield(b, l,
                         isUnsigned ? unsignedDiv(b, l, args[0], args[1])
@@ -85,10 +85,12 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
 /// Applies `fn` elementwise to the single operand of `op`.
 LogicalResult lowerUnary(Operation *op, PatternRewriter &rewriter,
                          function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  if (failed(checkDynamicDimSources(op, rewriter)))
+    return failure();
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Value init = *emptyResult(rewriter, op); // the input's dims
+  Value init = emptyResult(rewriter, op); // the input's dims
   auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
   Value result =
       generic(rewriter, loc, input, init, {id, id}, iterators(type.getRank()),
@@ -137,11 +139,13 @@ struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkDynamicDimSources(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getType();
     int64_t rank = type.getRank();
     MLIRContext *ctx = op.getContext();
-    Value init = *emptyResult(rewriter, op); // the input's dims
+    Value init = emptyResult(rewriter, op); // the input's dims
     auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
     double eps = op.getEpsilon().convertToDouble();
@@ -171,6 +175,8 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftmaxOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkDynamicDimSources(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
@@ -220,7 +226,7 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
                         [](OpBuilder &b, Location l, ValueRange a) {
                           yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                         });
-    Value outInit = *emptyResult(rewriter, op); // the input's dims
+    Value outInit = emptyResult(rewriter, op); // the input's dims
     Value result = generic(
         rewriter, loc, {exps, sum}, outInit, {fullMap, reducedMap, fullMap},
         iterators(rank), [](OpBuilder &b, Location l, ValueRange a) {

@@ -513,3 +513,13 @@ func.func @concat_dynamic_axis(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>) -> tens
   %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// A dynamic result dim that no operand dim gives (GlobalAveragePool's
+// spatial dims are 1) is a match failure, not a crash.
+func.func @global_average_pool_unsourced_dim(%x: tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32> {
+  // expected-error @+1 {{failed to legalize operation 'tessel.global_average_pool' that was explicitly marked illegal}}
+  %0 = tessel.global_average_pool %x : (tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
