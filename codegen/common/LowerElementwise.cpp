@@ -39,16 +39,43 @@ Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
     return arith::MulFOp::create(b, loc, l, r);
   return arith::MulIOp::create(b, loc, l, r);
 }
+/// An integer constant of `l`'s type.
+Value intConstant(OpBuilder &b, Location loc, Value l, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(l.getType(), v));
+}
+
+// Integer division never traps (docs/design.md, "Integer division"):
+// arith.divsi/divui are undefined behaviour for a zero divisor and for
+// INT_MIN / -1, and x86 raises SIGFPE for both. The divisor is replaced by
+// 1 where it would trap, and the quotient by the defined result:
+// x / 0 = 0, and x / -1 = 0 - x (wrapping, so INT_MIN / -1 = INT_MIN).
+
 template <>
 Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::DivFOp::create(b, loc, l, r);
-  return arith::DivSIOp::create(b, loc, l, r);
+  Value zero = intConstant(b, loc, l, 0), one = intConstant(b, loc, l, 1),
+        minusOne = intConstant(b, loc, l, -1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, minusOne);
+  Value special = arith::OrIOp::create(b, loc, isZero, isMinusOne);
+  Value divisor = arith::SelectOp::create(b, loc, special, one, r);
+  Value quotient = arith::DivSIOp::create(b, loc, l, divisor);
+  Value negated = arith::SubIOp::create(b, loc, zero, l);
+  Value result = arith::SelectOp::create(b, loc, isMinusOne, negated, quotient);
+  return arith::SelectOp::create(b, loc, isZero, zero, result);
 }
 
-/// Unsigned integer division (DivOp with is_unsigned).
+/// Unsigned integer division (DivOp with is_unsigned): x / 0 = 0.
 Value unsignedDiv(OpBuilder &b, Location loc, Value l, Value r) {
-  return arith::DivUIOp::create(b, loc, l, r);
+  Value zero = intConstant(b, loc, l, 0), one = intConstant(b, loc, l, 1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  Value divisor = arith::SelectOp::create(b, loc, isZero, one, r);
+  Value quotient = arith::DivUIOp::create(b, loc, l, divisor);
+  return arith::SelectOp::create(b, loc, isZero, zero, quotient);
 }
 
 template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
