@@ -526,7 +526,8 @@ func.func @constant_identity(%x: tensor<?x4xf32>) -> (tensor<2xf32>, tensor<?x4x
 
 // -----
 
-// Only the batch of a convolution may be dynamic.
+// Only the batch of a convolution may be dynamic: a dynamic spatial result
+// dim has no operand dim to come from (a match failure, not a crash).
 func.func @conv_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
   // expected-error @+1 {{failed to legalize operation 'tessel.conv' that was explicitly marked illegal}}
   %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}
@@ -549,14 +550,4 @@ func.func @concat_dynamic_axis(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>) -> tens
   // expected-error @+1 {{failed to legalize operation 'tessel.concat' that was explicitly marked illegal}}
   %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
-}
-
-// -----
-
-// A dynamic result dim that no operand dim gives (GlobalAveragePool's
-// spatial dims are 1) is a match failure, not a crash.
-func.func @global_average_pool_unsourced_dim(%x: tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32> {
-  // expected-error @+1 {{failed to legalize operation 'tessel.global_average_pool' that was explicitly marked illegal}}
-  %0 = tessel.global_average_pool %x : (tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32>
-  return %0 : tensor<?x3x?x?xf32>
 }
