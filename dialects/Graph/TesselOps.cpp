@@ -18,7 +18,9 @@
 //     other dim's extent and nothing checks it at run time, so both must be
 //     static (or a static 1 where ONNX broadcasts). One exception, Gemm's C,
 //     is noted at GemmOp::verify.
-//   * sameDim(): a result dim against the extent the operator implies. A
+//   * sameDim(): a result dim against the extent the operator implies
+//     (for Add/Sub/Mul/Div on top of MLIR's ResultsBroadcastableShape,
+//     which lets `?` match anything). A
 //     dynamic result dim takes its extent from an operand dim at run time
 //     (DimSources.cpp), so it must be dynamic exactly where the implied
 //     extent is: a static result dim over a dynamic extent would size the
@@ -102,6 +104,41 @@ static RankedTensorType rankedType(Value v) {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// ResultsBroadcastableShape has already checked that the operands
+/// broadcast. The result must be their broadcast shape exactly: per dim, a
+/// static extent other than 1 where an operand has one (the run time makes
+/// a dynamic dim it meets equal to it), else `?` where an operand is
+/// dynamic (it may be 1 or not at run time), else 1.
+static LogicalResult verifyBinary(Operation *op) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < result.getRank(); ++i) {
+    int64_t dim = 1;
+    for (Value operand : op->getOperands()) {
+      RankedTensorType t = rankedType(operand);
+      int64_t j = i - (result.getRank() - t.getRank());
+      if (j < 0)
+        continue;
+      int64_t d = t.getDimSize(j);
+      if (!ShapedType::isDynamic(d) && d != 1)
+        dim = d;
+      else if (ShapedType::isDynamic(d) && dim == 1)
+        dim = ShapedType::kDynamic;
+    }
+    expected.push_back(dim);
+  }
+  return checkShape(op, result, expected, "result");
+}
+
+LogicalResult AddOp::verify() { return verifyBinary(*this); }
+LogicalResult SubOp::verify() { return verifyBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBinary(*this); }
+LogicalResult DivOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp

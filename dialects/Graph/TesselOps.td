@@ -67,6 +67,9 @@ class Tessel_BinaryOp<string mnemonic>
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // ResultsBroadcastableShape lets `?` match anything; the verifier also
+  // checks the result dims exactly (see TesselOps.cpp).
+  let hasVerifier = 1;
 }
 
 def Tessel_AddOp : Tessel_BinaryOp<"add">;
@@ -85,6 +88,9 @@ def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // ResultsBroadcastableShape lets `?` match anything; the verifier also
+  // checks the result dims exactly (see TesselOps.cpp).
+  let hasVerifier = 1;
 }
 
 class Tessel_UnaryOp<string mnemonic>

@@ -609,3 +609,23 @@ func.func @gemm_c_dynamic_against_static_n(%a: tensor<?x3xf32>, %b: tensor<3x4xf
       : (tensor<?x3xf32>, tensor<3x4xf32>, tensor<?xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Add/Sub/Mul/Div: a static result dim over dynamic operand dims is never
+// checked at run time...
+func.func @add_static_result_of_dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tessel.add' op result dim 0 is 4, expected ?}}
+  %0 = tessel.add %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// ... and a dynamic result dim over static ones has no operand dim to come
+// from.
+func.func @div_dynamic_result_of_static(%a: tensor<2x3xi32>, %b: tensor<3xi32>) -> tensor<?x3xi32> {
+  // expected-error @+1 {{'tessel.div' op result dim 0 is ?, expected 2}}
+  %0 = tessel.div %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<?x3xi32>
+  return %0 : tensor<?x3xi32>
+}
