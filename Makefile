@@ -7,11 +7,16 @@
 #   make test-models  deps + build + real models (ResNet, MobileNet, BERT/GPT-like) against
 #               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
 #               not part of `make test` yet). Options: TEST_MODELS_ARGS="--only resnet18"
+#   make test-sanitize
+#               a second build with assertions, AddressSanitizer and
+#               UndefinedBehaviorSanitizer in build-sanitize/, then the runtime
+#               GoogleTests, the bad-input suite and the ONNX node tests on it
 
 BUILD      ?= build
 JOBS       ?= 2
 CMAKE_ARGS ?=
 TEST_MODELS_ARGS ?=
+SANITIZE_BUILD ?= build-sanitize
 
 PACKAGES = cmake ninja-build ccache g++ python3 \
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22 clang-22 \
@@ -20,7 +25,7 @@ PACKAGES = cmake ninja-build ccache g++ python3 \
   libamdhip64-dev rocm-device-libs \
   python3-numpy python3-onnx
 
-.PHONY: deps build demo test test-models clean
+.PHONY: deps build demo test test-sanitize test-models clean
 
 deps:
 	@if dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | grep -vq '^install ok installed$$' \
@@ -51,6 +56,34 @@ test: deps
 test-models: deps
 	$(MAKE) build
 	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test $(TEST_MODELS_ARGS)
+# Assertions on (-O1 -g, no NDEBUG), ASan + UBSan on every Tessel target;
+# libMLIR.so and libLLVM.so stay as Debian built them (uninstrumented).
+$(SANITIZE_BUILD)/build.ninja:
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+	  -DTESSEL_SANITIZE=ON \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld -B/usr/lib/llvm-22/bin" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-fuse-ld=lld -B/usr/lib/llvm-22/bin" \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit $(CMAKE_ARGS)
+
+# Any sanitizer report fails the run: ASan and UBSan (no recovery) end the
+# process with an error exit, which every suite counts as a failure. Leak
+# detection stays on everywhere.
+SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
+  UBSAN_OPTIONS=print_stacktrace=1
+
+test-sanitize: deps $(SANITIZE_BUILD)/build.ninja
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target tessel-runtime-tests tessel-compile tessel-run
+	@status=0; \
+	echo "== sanitize: runtime GoogleTests"; \
+	(cd $(SANITIZE_BUILD)/test/gtest && $(SANITIZE_ENV) ../../bin/tessel-runtime-tests --gtest_brief=1) || status=1; \
+	echo "== sanitize: bad input"; \
+	$(SANITIZE_ENV) bash test/e2e/bad_input_test.sh $(CURDIR)/$(SANITIZE_BUILD)/bin $(CURDIR)/$(SANITIZE_BUILD)/e2e/bad-input || status=1; \
+	echo "== sanitize: ONNX node tests"; \
+	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/node_tests.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
+	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/node-tests -j $(JOBS) || status=1; \
+	exit $$status
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)

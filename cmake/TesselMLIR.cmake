@@ -22,6 +22,10 @@ include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 include_directories(${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 separate_arguments(TESSEL_LLVM_DEFS NATIVE_COMMAND ${LLVM_DEFINITIONS})
 add_definitions(${TESSEL_LLVM_DEFS})
+# Tessel's own code builds with -Wall (not -Werror: a new compiler's new
+# warning must not break the build). LLVM's and MLIR's headers are SYSTEM
+# includes above, so their warnings stay quiet.
+set(TESSEL_COMPILER_WARNINGS -Wall)
 if(NOT LLVM_ENABLE_RTTI)
   # Files that include LLVM headers follow LLVM's no-RTTI build.
   set(TESSEL_NO_RTTI -fno-rtti)
@@ -38,6 +42,7 @@ function(tessel_compiler_library name)
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
-  target_compile_options(${name} PRIVATE ${TESSEL_NO_RTTI})
+  target_compile_options(${name} PRIVATE ${TESSEL_NO_RTTI}
+                         ${TESSEL_COMPILER_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TESSEL_MLIR_LIBS} ${TESSEL_LLVM_LIBS})
 endfunction()

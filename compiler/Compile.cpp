@@ -44,7 +44,7 @@ static bool emitted(tessel::CompileOptions &options, StringRef stage,
 
 const std::vector<std::string> &tessel::emitStages() {
   static const std::vector<std::string> stages = {
-      "graph", "graph-opt", "plan", "kernels", "linalg", "llvm"};
+      "graph", "graph-opt", "plan", "kernels", "linalg", "pipeline", "llvm"};
   return stages;
 }
 
@@ -119,12 +119,20 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     std::string error;
     PassManager pm(&context);
     std::unique_ptr<GpuTarget> gpu = createGpuTarget(target);
-    if (gpu)
+    if (gpu) {
       buildGpuLoweringPipeline(pm, *gpu);
-    else
+    } else {
       // The CPU's extensions decide the SIMD width; the artifact lists them.
       artifact.cpuFeatures = cpuFeatures(options.cpu);
       buildCpuLoweringPipeline(pm, cpuVectorBits(artifact.cpuFeatures));
+    }
+    if (options.emit == "pipeline") {
+      llvm::raw_string_ostream os(options.emitted);
+      os << target << ": ";
+      pm.printAsTextualPipeline(os);
+      os << "\n";
+      continue;
+    }
     if (failed(pm.run(*copy)))
       return failure();
     if (emitted(options, "llvm", *copy))
@@ -146,6 +154,8 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
              << "code generation for " << target << " failed: " << error;
     artifact.binaries.push_back(std::move(binary));
   }
+  if (options.emit == "pipeline")
+    return success();
   // The runtime checks the same rules on load; breaking one is a compiler bug.
   std::string invalid;
   if (!format::validate(artifact, invalid))

@@ -28,8 +28,10 @@ struct CompileOptions {
   std::string cpu = "x86-64-v3";
   /// Stop after a stage and print its IR into `emitted` instead of building
   /// an artifact: "graph" (imported), "graph-opt" (after graph passes),
-  /// "kernels" (partitioned), "linalg" (after the shared lowering), "llvm"
-  /// (CPU LLVM dialect). Empty: build the artifact.
+  /// "kernels" (partitioned), "linalg" (after the shared lowering),
+  /// "pipeline" (each target's lowering pass pipeline, one "<target>: <passes>"
+  /// line per target), "llvm" (the first target's LLVM dialect). Empty: build
+  /// the artifact.
   std::string emit;
   std::string emitted;
 };

@@ -93,13 +93,20 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, int64_t resultRank,
   return AffineMap::get(resultRank, 0, exprs, ctx);
 }
 
-FailureOr<Value> lowering::emptyResult(OpBuilder &b, Operation *op,
-                                       unsigned result) {
+LogicalResult lowering::checkResultExtents(Operation *op,
+                                          PatternRewriter &rewriter) {
+  if (!isa<ShapeContract>(op))
+    return rewriter.notifyMatchFailure(op, "no shape contract");
+  // A reshape to a target given at run time has extents from the target's
+  // values, not from its operands' dims (the plan makes it a view).
+  if (auto reshape = dyn_cast<ReshapeOp>(op); reshape && reshape.getShape())
+    return rewriter.notifyMatchFailure(op, "extents come from run-time values");
+  return success();
+}
+
+Value lowering::emptyResult(OpBuilder &b, Operation *op, unsigned result) {
   // The op's shape contract gives the extents from its operands' dims; the
   // plan checks its assumptions before the kernel runs.
-  auto contract = dyn_cast<ShapeContract>(op);
-  if (!contract)
-    return failure();
   Location loc = op->getLoc();
   SmallVector<SmallVector<Value>> operands;
   for (Value v : op->getOperands()) {
@@ -115,8 +122,10 @@ FailureOr<Value> lowering::emptyResult(OpBuilder &b, Operation *op,
   }
   SmallVector<SmallVector<Value>> results;
   SmallVector<ShapeAssumption> assumptions;
-  if (failed(contract.reifyShapeContract(b, operands, results, assumptions)))
-    return failure();
+  LogicalResult reified = cast<ShapeContract>(op).reifyShapeContract(
+      b, operands, results, assumptions);
+  assert(succeeded(reified) && "checkResultExtents should have rejected it");
+  (void)reified;
   auto type = cast<RankedTensorType>(op->getResult(result).getType());
   SmallVector<Value> dynamic;
   for (int64_t d = 0; d < type.getRank(); ++d)

@@ -78,10 +78,17 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, int64_t resultRank,
                              mlir::RankedTensorType operand,
                              mlir::RankedTensorType result);
 
+/// Whether the extents of every result of graph op `op` can be built for
+/// its tensor.empty (the op has a shape contract that is a function of its
+/// operands' dims); a match failure otherwise. Patterns that call
+/// emptyResult check this first, before they build any IR.
+mlir::LogicalResult checkResultExtents(mlir::Operation *op,
+                                       mlir::PatternRewriter &rewriter);
+
 /// tensor.empty for result `result` of graph op `op`, sized by the op's
-/// shape contract from its operands' dims; failure if the op has none.
-mlir::FailureOr<mlir::Value>
-emptyResult(mlir::OpBuilder &b, mlir::Operation *op, unsigned result = 0);
+/// shape contract from its operands' dims (see checkResultExtents).
+mlir::Value emptyResult(mlir::OpBuilder &b, mlir::Operation *op,
+                        unsigned result = 0);
 
 /// tensor.pad of `input`'s trailing spatial dims by `pads` (ONNX order:
 /// begins then ends) with `value`; `input` is returned when all pads are 0.

@@ -37,6 +37,8 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -75,10 +77,7 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     for (int64_t i = 0; i < rank; ++i)
       outExprs.push_back(d(i));
 
-    FailureOr<Value> empty = emptyResult(rewriter, op);
-    if (failed(empty))
-      return rewriter.notifyMatchFailure(op, "a dynamic dim has no source");
-    Value init = fill(rewriter, loc, *empty, 0.0);
+    Value init = fill(rewriter, loc, emptyResult(rewriter, op), 0.0);
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, lhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, rhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, outExprs, ctx)};
@@ -96,12 +95,14 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     RankedTensorType type = op.getType();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     bool transA = op.getTransA(), transB = op.getTransB();
-    Value init = *emptyResult(rewriter, op); // M from A, N from B
+    Value init = emptyResult(rewriter, op); // M from A, N from B
     double beta = op.getBeta().convertToDouble();
     if (Value c = op.getC(); c && beta != 0.0) {
       auto cType = cast<RankedTensorType>(c.getType());
@@ -143,6 +144,8 @@ struct LowerConv : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     RankedTensorType type = op.getType();
@@ -175,7 +178,7 @@ struct LowerConv : OpRewritePattern<ConvOp> {
       outExprs.push_back(o);
     }
 
-    Value init = *emptyResult(rewriter, op); // the batch from the input
+    Value init = emptyResult(rewriter, op); // the batch from the input
     if (Value bias = op.getBias()) {
       auto biasMap = AffineMap::get(type.getRank(), 0, d(1), ctx);
       auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);

@@ -20,7 +20,9 @@ struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    Value init = *emptyResult(rewriter, op); // permuted input dims
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    Value init = emptyResult(rewriter, op); // permuted input dims
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), op.getInput(), init, op.getPerm());
     rewriter.replaceOp(op, transpose.getResult());
@@ -32,12 +34,14 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
     if (type.isDynamicDim(axis))
       return rewriter.notifyMatchFailure(op, "the concat axis must be static");
-    Value result = *emptyResult(rewriter, op); // other dims from input 0
+    Value result = emptyResult(rewriter, op); // other dims from input 0
     int64_t offset = 0;
     for (Value input : op.getInputs()) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));

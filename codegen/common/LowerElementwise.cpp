@@ -39,29 +39,56 @@ Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
     return arith::MulFOp::create(b, loc, l, r);
   return arith::MulIOp::create(b, loc, l, r);
 }
+/// An integer constant of `l`'s type.
+Value intConstant(OpBuilder &b, Location loc, Value l, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(l.getType(), v));
+}
+
+// Integer division never traps (docs/design.md, "Integer division"):
+// arith.divsi/divui are undefined behaviour for a zero divisor and for
+// INT_MIN / -1, and x86 raises SIGFPE for both. The divisor is replaced by
+// 1 where it would trap, and the quotient by the defined result:
+// x / 0 = 0, and x / -1 = 0 - x (wrapping, so INT_MIN / -1 = INT_MIN).
+
 template <>
 Value binaryScalar<DivOp>(OpBuilder &b, Location loc, Value l, Value r) {
   if (isa<FloatType>(l.getType()))
     return arith::DivFOp::create(b, loc, l, r);
-  return arith::DivSIOp::create(b, loc, l, r);
+  Value zero = intConstant(b, loc, l, 0), one = intConstant(b, loc, l, 1),
+        minusOne = intConstant(b, loc, l, -1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, minusOne);
+  Value special = arith::OrIOp::create(b, loc, isZero, isMinusOne);
+  Value divisor = arith::SelectOp::create(b, loc, special, one, r);
+  Value quotient = arith::DivSIOp::create(b, loc, l, divisor);
+  Value negated = arith::SubIOp::create(b, loc, zero, l);
+  Value result = arith::SelectOp::create(b, loc, isMinusOne, negated, quotient);
+  return arith::SelectOp::create(b, loc, isZero, zero, result);
 }
 
-/// Unsigned integer division (DivOp with is_unsigned).
+/// Unsigned integer division (DivOp with is_unsigned): x / 0 = 0.
 Value unsignedDiv(OpBuilder &b, Location loc, Value l, Value r) {
-  return arith::DivUIOp::create(b, loc, l, r);
+  Value zero = intConstant(b, loc, l, 0), one = intConstant(b, loc, l, 1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  Value divisor = arith::SelectOp::create(b, loc, isZero, one, r);
+  Value quotient = arith::DivUIOp::create(b, loc, l, divisor);
+  return arith::SelectOp::create(b, loc, isZero, zero, quotient);
 }
 
 template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     MLIRContext *ctx = op.getContext();
     SmallVector<Value> operands = {op.getLhs(), op.getRhs()};
-    FailureOr<Value> init = emptyResult(rewriter, op);
-    if (failed(init))
-      return rewriter.notifyMatchFailure(op, "a dynamic dim has no source");
+    Value init = emptyResult(rewriter, op);
     SmallVector<AffineMap> maps;
     for (Value v : operands)
       maps.push_back(broadcastMap(ctx, type.getRank(),
@@ -71,7 +98,7 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
     if constexpr (std::is_same_v<Op, DivOp>)
       isUnsigned = op.getIsUnsigned();
     Value result =
-        generic(rewriter, loc, operands, *init, maps, iterators(type.getRank()),
+        generic(rewriter, loc, operands, init, maps, iterators(type.getRank()),
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   yield(b, l,
                         isUnsigned ? unsignedDiv(b, l, args[0], args[1])
@@ -85,10 +112,12 @@ template <typename Op> struct LowerBinary : OpRewritePattern<Op> {
 /// Applies `fn` elementwise to the single operand of `op`.
 LogicalResult lowerUnary(Operation *op, PatternRewriter &rewriter,
                          function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  if (failed(checkResultExtents(op, rewriter)))
+    return failure();
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Value init = *emptyResult(rewriter, op); // the input's dims
+  Value init = emptyResult(rewriter, op); // the input's dims
   auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
   Value result =
       generic(rewriter, loc, input, init, {id, id}, iterators(type.getRank()),
@@ -138,11 +167,11 @@ struct LowerClip : OpRewritePattern<ClipOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ClipOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    FailureOr<Value> init = emptyResult(rewriter, op);
-    if (failed(init))
-      return rewriter.notifyMatchFailure(op, "result extents unknown");
+    Value init = emptyResult(rewriter, op);
     MLIRContext *ctx = op.getContext();
     int64_t rank = type.getRank();
     auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -158,7 +187,7 @@ struct LowerClip : OpRewritePattern<ClipOp> {
     bool isUnsigned = op.getIsUnsigned(), hasMin = bool(op.getMin());
     bool isFloat = isa<FloatType>(type.getElementType());
     Value result = generic(
-        rewriter, loc, inputs, *init, maps, iterators(rank),
+        rewriter, loc, inputs, init, maps, iterators(rank),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0];
           auto clamp = [&](Value c, bool upper) -> Value {
@@ -260,11 +289,13 @@ struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getType();
     int64_t rank = type.getRank();
     MLIRContext *ctx = op.getContext();
-    Value init = *emptyResult(rewriter, op); // the input's dims
+    Value init = emptyResult(rewriter, op); // the input's dims
     auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
     double eps = op.getEpsilon().convertToDouble();
@@ -294,6 +325,8 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftmaxOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
@@ -343,7 +376,7 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
                         [](OpBuilder &b, Location l, ValueRange a) {
                           yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                         });
-    Value outInit = *emptyResult(rewriter, op); // the input's dims
+    Value outInit = emptyResult(rewriter, op); // the input's dims
     Value result = generic(
         rewriter, loc, {exps, sum}, outInit, {fullMap, reducedMap, fullMap},
         iterators(rank), [](OpBuilder &b, Location l, ValueRange a) {

@@ -27,10 +27,10 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
-    FailureOr<Value> init = emptyResult(rewriter, op);
-    if (failed(init))
-      return rewriter.notifyMatchFailure(op, "result extents unknown");
+    Value init = emptyResult(rewriter, op);
     Value data = op.getData(), indices = op.getIndices();
     int64_t rank = op.getType().getRank(), axis = op.getAxis();
     auto dataType = cast<RankedTensorType>(data.getType());
@@ -46,7 +46,7 @@ struct LowerGather : OpRewritePattern<GatherOp> {
                                            utils::IteratorType::parallel);
     Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
     Value result = generic(
-        rewriter, loc, indices, *init, maps, iters,
+        rewriter, loc, indices, init, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
@@ -78,10 +78,10 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
-    FailureOr<Value> init = emptyResult(rewriter, op);
-    if (failed(init))
-      return rewriter.notifyMatchFailure(op, "result extents unknown");
+    Value init = emptyResult(rewriter, op);
     Value input = op.getInput();
     int64_t rank = op.getType().getRank();
     // The first index of each sliced axis, from the input's extent.
@@ -97,7 +97,7 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
     SmallVector<utils::IteratorType> iters(rank,
                                            utils::IteratorType::parallel);
     Value result = generic(
-        rewriter, loc, ValueRange{}, *init, {id}, iters,
+        rewriter, loc, ValueRange{}, init, {id}, iters,
         [&](OpBuilder &b, Location l, ValueRange) {
           SmallVector<Value> coords;
           for (int64_t d = 0; d < rank; ++d) {

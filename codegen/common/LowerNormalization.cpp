@@ -21,6 +21,8 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormTrainingOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     Value x = op.getInput();
@@ -83,7 +85,7 @@ struct LowerBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     double eps = op.getEpsilon().convertToDouble();
     Value y = generic(
         rewriter, loc, {x, op.getScale(), op.getBias(), mean, variance},
-        *emptyResult(rewriter, op, 0), {id, dim1, dim1, dim1, dim1, id},
+        emptyResult(rewriter, op, 0), {id, dim1, dim1, dim1, dim1, id},
         iterators(rank), [&](OpBuilder &b, Location l, ValueRange a) {
           Value denom = math::SqrtOp::create(
               b, l,

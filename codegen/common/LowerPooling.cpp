@@ -91,6 +91,8 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPoolOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     FailureOr<Window> w = buildWindow(op, rewriter);
     if (failed(w))
       return failure();
@@ -100,7 +102,7 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
     bool isUnsigned = op.getIsUnsigned();
     Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
-    Value empty = *emptyResult(rewriter, op); // N and C from the input
+    Value empty = emptyResult(rewriter, op); // N and C from the input
     Value init =
         linalg::FillOp::create(rewriter, loc, lowest, empty).getResult(0);
     int64_t spatial = type.getRank() - 2;
@@ -120,6 +122,8 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPoolWithIndicesOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     FailureOr<Window> w = buildWindow(op, rewriter);
     if (failed(w))
       return failure();
@@ -133,9 +137,9 @@ struct LowerMaxPoolWithIndices : OpRewritePattern<MaxPoolWithIndicesOp> {
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
     // N and C of both results come from the input.
     Value values = linalg::FillOp::create(rewriter, loc, lowest,
-                                          *emptyResult(rewriter, op, 0))
+                                          emptyResult(rewriter, op, 0))
                        .getResult(0);
-    Value indices = fill(rewriter, loc, *emptyResult(rewriter, op, 1), 0);
+    Value indices = fill(rewriter, loc, emptyResult(rewriter, op, 1), 0);
     SmallVector<AffineMap> maps = w->maps;
     maps.push_back(maps.back()); // the indices follow the output
     SmallVector<int64_t> strides(op.getStrides()), dil(op.getDilations()),
@@ -208,6 +212,8 @@ struct LowerAveragePool : OpRewritePattern<AveragePoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AveragePoolOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     FailureOr<Window> w = buildWindow(op, rewriter);
     if (failed(w))
       return failure();
@@ -218,7 +224,7 @@ struct LowerAveragePool : OpRewritePattern<AveragePoolOp> {
     int64_t rank = type.getRank(), spatial = rank - 2;
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads,
                              scalar(rewriter, loc, element, 0.0));
-    Value empty = *emptyResult(rewriter, op); // N and C from the input
+    Value empty = emptyResult(rewriter, op); // N and C from the input
     Value sum = generic(rewriter, loc, {input, w->window},
                         fill(rewriter, loc, empty, 0.0), w->maps,
                         iterators(rank, spatial),
@@ -262,6 +268,8 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GlobalAveragePoolOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     RankedTensorType type = op.getType();
@@ -287,7 +295,7 @@ struct LowerGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
                 [](OpBuilder &b, Location l, ValueRange a) {
                   yield(b, l, arith::AddFOp::create(b, l, a[0], a[1]));
                 });
-    Value empty = *emptyResult(rewriter, op); // N and C from the input
+    Value empty = emptyResult(rewriter, op); // N and C from the input
     Value result =
         generic(rewriter, loc, sum, empty, {nc, inMap}, iterators(rank),
                 [&](OpBuilder &b, Location l, ValueRange a) {

@@ -1,8 +1,31 @@
 //===- TesselOps.cpp - Verifiers and folders of the graph dialect ----------===//
 //
 // Each verifier checks what the ONNX operator requires of its operands and
-// that the result type is the shape the operator implies. Dynamic (`?`) dims
-// are accepted wherever a static extent would be checked.
+// that the result type is the shape the operator implies.
+//
+// Dynamic (`?`) dims. Two extents an op requires to be equal are checked
+// here when both are static. Where one or both are dynamic, the check moves
+// to run time only where the run time really makes it, and the verifier
+// accepts `?` only there:
+//   * runtimeChecked(): the dims that compiler/DimEqualities.cpp equates
+//     (the non-1 dims that Add/Sub/Mul/Div broadcast together, MatMul's and
+//     Gemm's contraction dims and MatMul's batch dims, Concat's dims other
+//     than the axis). Partitioning gives each class one symbol or static
+//     extent, and binding the inputs rejects extents that disagree.
+//   * staticEqual(): every other pair of operand dims (Conv's input channels
+//     against its weights, a Conv bias, BatchNormalization's [C] vectors,
+//     Gemm's C against [M, N]). The kernels read these operands with the
+//     other dim's extent and nothing checks it at run time, so both must be
+//     static (or a static 1 where ONNX broadcasts). One exception, Gemm's C,
+//     is noted at GemmOp::verify.
+//   * sameDim(): a result dim against the extent the operator implies
+//     (for Add/Sub/Mul/Div on top of MLIR's ResultsBroadcastableShape,
+//     which lets `?` match anything). A
+//     dynamic result dim takes its extent from an operand dim at run time
+//     (DimSources.cpp), so it must be dynamic exactly where the implied
+//     extent is: a static result dim over a dynamic extent would size the
+//     result without any check, a dynamic one over a static extent has no
+//     operand dim to come from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,22 +55,41 @@ int64_t tessel::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
   return out;
 }
 
-/// Two extents agree when equal or when either is dynamic.
-static bool compatible(int64_t a, int64_t b) {
+/// Operand dims the run time checks for equality (see the file comment):
+/// equal when static, else left to the symbol binding.
+static bool runtimeChecked(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
-/// Checks that `type` has `expected` extents (dynamic entries match any).
+/// Operand dims nothing checks at run time: both static and equal.
+static bool staticEqual(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a == b;
+}
+
+/// A result dim against its implied extent: the same extent, or both
+/// dynamic.
+static bool sameDim(int64_t a, int64_t b) { return a == b; }
+
+/// Prints an extent as in a type: `?` for a dynamic one.
+static std::string extent(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+/// Checks that `type` has `expected` extents, each pair by `agree`.
 static LogicalResult checkShape(Operation *op, RankedTensorType type,
-                                ArrayRef<int64_t> expected, StringRef what) {
+                                ArrayRef<int64_t> expected, StringRef what,
+                                bool (*agree)(int64_t, int64_t) = sameDim) {
   if (type.getRank() != static_cast<int64_t>(expected.size()))
     return op->emitOpError() << what << " has rank " << type.getRank()
                              << ", expected " << expected.size();
   for (auto [i, dims] : llvm::enumerate(llvm::zip(type.getShape(), expected)))
-    if (!compatible(std::get<0>(dims), std::get<1>(dims)))
+    if (!agree(std::get<0>(dims), std::get<1>(dims)))
       return op->emitOpError()
-             << what << " dim " << i << " is " << std::get<0>(dims)
-             << ", expected " << std::get<1>(dims);
+             << what << " dim " << i << " is " << extent(std::get<0>(dims))
+             << ", expected " << extent(std::get<1>(dims))
+             << (agree == staticEqual ? " (both must be static: the run time "
+                                        "does not check them)"
+                                      : "");
   return success();
 }
 
@@ -62,6 +104,41 @@ static RankedTensorType rankedType(Value v) {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// ResultsBroadcastableShape has already checked that the operands
+/// broadcast. The result must be their broadcast shape exactly: per dim, a
+/// static extent other than 1 where an operand has one (the run time makes
+/// a dynamic dim it meets equal to it), else `?` where an operand is
+/// dynamic (it may be 1 or not at run time), else 1.
+static LogicalResult verifyBinary(Operation *op) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < result.getRank(); ++i) {
+    int64_t dim = 1;
+    for (Value operand : op->getOperands()) {
+      RankedTensorType t = rankedType(operand);
+      int64_t j = i - (result.getRank() - t.getRank());
+      if (j < 0)
+        continue;
+      int64_t d = t.getDimSize(j);
+      if (!ShapedType::isDynamic(d) && d != 1)
+        dim = d;
+      else if (ShapedType::isDynamic(d) && dim == 1)
+        dim = ShapedType::kDynamic;
+    }
+    expected.push_back(dim);
+  }
+  return checkShape(op, result, expected, "result");
+}
+
+LogicalResult AddOp::verify() { return verifyBinary(*this); }
+LogicalResult SubOp::verify() { return verifyBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBinary(*this); }
+LogicalResult DivOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
@@ -90,7 +167,7 @@ LogicalResult MatMulOp::verify() {
   if (vecB)
     b.push_back(1);
   int64_t k = a.back(), k2 = b[b.size() - 2];
-  if (!compatible(k, k2))
+  if (!runtimeChecked(k, k2))
     return emitOpError("contraction dims differ: ") << k << " vs " << k2;
   SmallVector<int64_t> batch;
   ArrayRef<int64_t> batchA = ArrayRef(a).drop_back(2),
@@ -103,7 +180,7 @@ LogicalResult MatMulOp::verify() {
       batch.push_back(y);
     else if (y == 1)
       batch.push_back(x);
-    else if (compatible(x, y))
+    else if (runtimeChecked(x, y))
       batch.push_back(ShapedType::isDynamic(x) ? y : x);
     else
       return emitOpError("batch dims do not broadcast: ") << x << " vs " << y;
@@ -124,19 +201,26 @@ LogicalResult GemmOp::verify() {
   int64_t k = a.getDimSize(getTransA() ? 0 : 1);
   int64_t k2 = b.getDimSize(getTransB() ? 1 : 0);
   int64_t n = b.getDimSize(getTransB() ? 0 : 1);
-  if (!compatible(k, k2))
+  if (!runtimeChecked(k, k2))
     return emitOpError("contraction dims differ: ") << k << " vs " << k2;
   if (Value c = getC()) {
     RankedTensorType ct = rankedType(c);
     if (ct.getRank() > 2)
       return emitOpError("C must have rank <= 2");
-    // C broadcasts (unidirectionally) to [M, N].
+    // C broadcasts (unidirectionally) to [M, N]; the kernel reads it with
+    // M and N. A dim of C is a static 1, equal to a static M or N, or
+    // dynamic where M or N is: nothing at run time checks a static dim
+    // against a dynamic one here. (Two dynamic dims agree at run time only
+    // when the model names them with the same symbol, as in C [N, 1] for
+    // A [N, K]: DimEqualities does not equate Gemm's C yet.)
     ArrayRef<int64_t> cs = ct.getShape();
     int64_t target[2] = {m, n};
     for (int64_t i = 0; i < ct.getRank(); ++i) {
       int64_t d = cs[i], want = target[2 - ct.getRank() + i];
-      if (d != 1 && !compatible(d, want))
-        return emitOpError("C does not broadcast to [M, N]");
+      if (d != 1 && !staticEqual(d, want) && !sameDim(d, want))
+        return emitOpError("C does not broadcast to [M, N]: its dim ")
+               << i << " is " << extent(d) << ", M and N are " << extent(m)
+               << " and " << extent(n);
     }
   }
   return checkShape(*this, getType(), {m, n}, "result");
@@ -179,13 +263,17 @@ LogicalResult ConvOp::verify() {
   if (group < 1 || (!ShapedType::isDynamic(filters) && filters % group))
     return emitOpError("group ")
            << group << " does not divide " << filters << " filters";
-  if (!ShapedType::isDynamic(channels) &&
-      !compatible(w.getDimSize(1) * group, channels))
+  // The kernel reads the input's channels with the weight's extents.
+  if (w.isDynamicDim(1) ||
+      !staticEqual(w.getDimSize(1) * group, channels))
     return emitOpError("weight has ")
-           << w.getDimSize(1) << " channels per group, input has " << channels
-           << " channels in " << group << " groups";
+           << extent(w.getDimSize(1)) << " channels per group, input has "
+           << extent(channels) << " channels in " << group
+           << " groups (both must be static: the run time does not check "
+              "them)";
   if (Value bias = getBias())
-    if (failed(checkShape(*this, rankedType(bias), {filters}, "bias")))
+    if (failed(checkShape(*this, rankedType(bias), {filters}, "bias",
+                          staticEqual)))
       return failure();
   SmallVector<int64_t> expected = {in.getDimSize(0), filters};
   for (int64_t i = 0; i < spatial; ++i)
@@ -244,7 +332,8 @@ static LogicalResult verifyBatchNormOperands(Operation *op, Value input,
     return op->emitOpError("input must have rank >= 2");
   StringRef names[] = {"scale", "bias", "mean", "variance"};
   for (auto [i, v] : llvm::enumerate(vectors))
-    if (failed(checkShape(op, rankedType(v), {in.getDimSize(1)}, names[i])))
+    if (failed(checkShape(op, rankedType(v), {in.getDimSize(1)}, names[i],
+                          staticEqual)))
       return failure();
   return success();
 }
@@ -357,8 +446,11 @@ LogicalResult ConcatOp::verify() {
     for (int64_t i = 0; i < rank; ++i) {
       if (i == axis)
         continue;
-      if (!compatible(t.getDimSize(i), expected[i]))
+      if (!runtimeChecked(t.getDimSize(i), expected[i]))
         return emitOpError("inputs differ in dim ") << i;
+      // The run time makes a dynamic dim equal to a static one it meets.
+      if (ShapedType::isDynamic(expected[i]))
+        expected[i] = t.getDimSize(i);
     }
     if (ShapedType::isDynamic(t.getDimSize(axis)) ||
         ShapedType::isDynamic(expected[axis]))

@@ -74,6 +74,9 @@ class Tessel_BinaryOp<string mnemonic>
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   // Integer constants fold (the shape arithmetic exporters emit).
   let hasFolder = 1;
+  // ResultsBroadcastableShape lets `?` match anything; the verifier also
+  // checks the result dims exactly (see TesselOps.cpp).
+  let hasVerifier = 1;
 }
 
 def Tessel_AddOp : Tessel_BinaryOp<"add">;
@@ -93,6 +96,9 @@ def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  // ResultsBroadcastableShape lets `?` match anything; the verifier also
+  // checks the result dims exactly (see TesselOps.cpp).
+  let hasVerifier = 1;
 }
 
 class Tessel_UnaryOp<string mnemonic>

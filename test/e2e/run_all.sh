@@ -1,9 +1,9 @@
 #!/bin/bash
-# Runs the three end-to-end suites; all of them run even when one fails.
+# Runs the end-to-end suites; all of them run even when one fails.
 #
 #   test/e2e/run_all.sh BIN_DIR WORK_DIR [NODE_TEST_JOBS]
 #
-# Scratch files go to WORK_DIR/{node-tests,models,bad-input} (kept there for a
+# Scratch files go to WORK_DIR/{node-tests,models,bad-input,int-div} (kept there for a
 # look after a failure). Exit 1 if any suite failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +23,7 @@ suite() {
 }
 suite models "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/models"
 suite bad-input bash "$HERE/bad_input_test.sh" "$BIN_DIR" "$WORK/bad-input"
+suite int-div "$PY" "$HERE/int_div_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/int-div"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests" -j "$JOBS"
 if [ $status -ne 0 ]; then

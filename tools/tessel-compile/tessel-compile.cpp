@@ -51,7 +51,7 @@ static const char *kUsage =
     "                     for this machine)\n"
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
-    "                     llvm\n"
+    "                     pipeline (each target's lowering passes), llvm\n"
     "  --dump-binaries DIR\n"
     "                     also write each target's code to DIR/<target>.so,\n"
     "                     .ptx or .hsaco (':' in the target becomes '_')\n"

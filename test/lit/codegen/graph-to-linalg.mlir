@@ -80,6 +80,43 @@ func.func @integer_arith(%i: tensor<2x1xi32>, %j: tensor<1x5xi32>) -> tensor<2x5
 
 // -----
 
+// Integer Div never traps (docs/design.md, "Integer division"): the divisor
+// becomes 1 where it is 0 or -1, then x / 0 = 0 and x / -1 = 0 - x
+// (wrapping: INT_MIN / -1 = INT_MIN). Unsigned: x / 0 = 0.
+// CHECK-LABEL: func.func @integer_div_defined
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[L:[^:]+]]: i32, %[[R:[^:]+]]: i32, %{{.+}}: i32):
+// CHECK-DAG:       %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG:       %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-DAG:       %[[M1:.+]] = arith.constant -1 : i32
+// CHECK:           %[[ISZ:.+]] = arith.cmpi eq, %[[R]], %[[ZERO]] : i32
+// CHECK:           %[[ISM1:.+]] = arith.cmpi eq, %[[R]], %[[M1]] : i32
+// CHECK:           %[[SPECIAL:.+]] = arith.ori %[[ISZ]], %[[ISM1]] : i1
+// CHECK:           %[[SAFE:.+]] = arith.select %[[SPECIAL]], %[[ONE]], %[[R]] : i32
+// CHECK:           %[[Q:.+]] = arith.divsi %[[L]], %[[SAFE]] : i32
+// CHECK:           %[[NEG:.+]] = arith.subi %[[ZERO]], %[[L]] : i32
+// CHECK:           %[[Q1:.+]] = arith.select %[[ISM1]], %[[NEG]], %[[Q]] : i32
+// CHECK:           %[[Y:.+]] = arith.select %[[ISZ]], %[[ZERO]], %[[Q1]] : i32
+// CHECK:           linalg.yield %[[Y]] : i32
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[UL:[^:]+]]: i8, %[[UR:[^:]+]]: i8, %{{.+}}: i8):
+// CHECK-DAG:       %[[UZERO:.+]] = arith.constant 0 : i8
+// CHECK-DAG:       %[[UONE:.+]] = arith.constant 1 : i8
+// CHECK:           %[[UISZ:.+]] = arith.cmpi eq, %[[UR]], %[[UZERO]] : i8
+// CHECK:           %[[USAFE:.+]] = arith.select %[[UISZ]], %[[UONE]], %[[UR]] : i8
+// CHECK:           %[[UQ:.+]] = arith.divui %[[UL]], %[[USAFE]] : i8
+// CHECK:           %[[UY:.+]] = arith.select %[[UISZ]], %[[UZERO]], %[[UQ]] : i8
+// CHECK:           linalg.yield %[[UY]] : i8
+func.func @integer_div_defined(%a: tensor<4xi32>, %b: tensor<4xi32>,
+                               %c: tensor<4xi8>, %d: tensor<4xi8>)
+    -> (tensor<4xi32>, tensor<4xi8>) {
+  %0 = tessel.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = tessel.div %c, %d {is_unsigned} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %0, %1 : tensor<4xi32>, tensor<4xi8>
+}
+
+// -----
+
 // relu = max(x, 0); sigmoid = 1 / (1 + exp(-x)); tanh.
 // CHECK-LABEL: func.func @activations
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x8xf32>)
@@ -489,7 +526,8 @@ func.func @constant_identity(%x: tensor<?x4xf32>) -> (tensor<2xf32>, tensor<?x4x
 
 // -----
 
-// Only the batch of a convolution may be dynamic.
+// Only the batch of a convolution may be dynamic: a dynamic spatial result
+// dim has no operand dim to come from (a match failure, not a crash).
 func.func @conv_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
   // expected-error @+1 {{failed to legalize operation 'tessel.conv' that was explicitly marked illegal}}
   %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}

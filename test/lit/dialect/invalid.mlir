@@ -524,6 +524,99 @@ func.func @max_pool_indices_shape(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32
 
 // -----
 
+// Dynamic dims. A result dim is dynamic exactly where the extent the op
+// implies is: a static result over a dynamic extent is never checked...
+func.func @transpose_static_result_of_dynamic(%a: tensor<?x3xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'tessel.transpose' op result dim 1 is 4, expected ?}}
+  %0 = tessel.transpose %a {perm = array<i64: 1, 0>} : (tensor<?x3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// ... and a dynamic result over a static extent has no operand dim to come
+// from.
+func.func @global_average_pool_dynamic_result(%x: tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32> {
+  // expected-error @+1 {{'tessel.global_average_pool' op result dim 2 is ?, expected 1}}
+  %0 = tessel.global_average_pool %x : (tensor<?x3x4x4xf32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+func.func @matmul_dynamic_result_of_static(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<?x3x5xf32> {
+  // expected-error @+1 {{'tessel.matmul' op result dim 0 is ?, expected 2}}
+  %0 = tessel.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<?x3x5xf32>
+  return %0 : tensor<?x3x5xf32>
+}
+
+// -----
+
+// Operand dims that nothing checks at run time must be static: Conv's
+// input channels against its weights...
+func.func @conv_dynamic_channels(%x: tensor<1x?x5x5xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op weight has 3 channels per group, input has ? channels in 1 groups (both must be static: the run time does not check them)}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}
+      : (tensor<1x?x5x5xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// ... a Conv bias against the filters...
+func.func @conv_dynamic_bias(%x: tensor<1x3x5x5xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<?xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op bias dim 0 is ?, expected 2 (both must be static: the run time does not check them)}}
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}
+      : (tensor<1x3x5x5xf32>, tensor<2x3x3x3xf32>, tensor<?xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// ... BatchNormalization's vectors against the input's channels (either
+// side dynamic)...
+func.func @batch_norm_dynamic_channels(%x: tensor<2x?x4xf32>, %s: tensor<3xf32>) -> tensor<2x?x4xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op scale dim 0 is 3, expected ? (both must be static: the run time does not check them)}}
+  %0 = tessel.batch_norm %x, %s, %s, %s, %s {epsilon = 1.0e-5 : f32}
+      : (tensor<2x?x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x?x4xf32>
+  return %0 : tensor<2x?x4xf32>
+}
+
+// -----
+
+func.func @batch_norm_dynamic_vector(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %m: tensor<?xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'tessel.batch_norm' op mean dim 0 is ?, expected 3 (both must be static: the run time does not check them)}}
+  %0 = tessel.batch_norm %x, %s, %s, %m, %s {epsilon = 1.0e-5 : f32}
+      : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// ... and Gemm's C against [M, N] where one side is static.
+func.func @gemm_c_static_against_dynamic_m(%a: tensor<?x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'tessel.gemm' op C does not broadcast to [M, N]: its dim 0 is 5, M and N are ? and 4}}
+  %0 = tessel.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false}
+      : (tensor<?x3xf32>, tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @gemm_c_dynamic_against_static_n(%a: tensor<?x3xf32>, %b: tensor<3x4xf32>, %c: tensor<?xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'tessel.gemm' op C does not broadcast to [M, N]: its dim 0 is ?, M and N are ? and 4}}
+  %0 = tessel.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false}
+      : (tensor<?x3xf32>, tensor<3x4xf32>, tensor<?xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Add/Sub/Mul/Div: a static result dim over dynamic operand dims is never
+// checked at run time...
+func.func @add_static_result_of_dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tessel.add' op result dim 0 is 4, expected ?}}
+  %0 = tessel.add %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<4xf32>
 func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<1xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tessel.clip' op min must be a scalar of the element type 'f32'}}
   %0 = tessel.clip %x min %lo : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
@@ -532,6 +625,12 @@ func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<1xf32>) -> tenso
 
 // -----
 
+// ... and a dynamic result dim over static ones has no operand dim to come
+// from.
+func.func @div_dynamic_result_of_static(%a: tensor<2x3xi32>, %b: tensor<3xi32>) -> tensor<?x3xi32> {
+  // expected-error @+1 {{'tessel.div' op result dim 0 is ?, expected 2}}
+  %0 = tessel.div %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<?x3xi32>
+  return %0 : tensor<?x3xi32>
 func.func @shape_out_of_range(%x: tensor<2x3xf32>) -> tensor<3xi64> {
   // expected-error @+1 {{'tessel.shape' op dims [0, 3) of a rank-2 tensor}}
   %0 = tessel.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<2x3xf32>) -> tensor<3xi64>
