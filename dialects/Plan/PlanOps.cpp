@@ -102,7 +102,7 @@ LogicalResult ViewOp::verify() {
   if (from.getElementType() != to.getElementType())
     return emitOpError("changes the element type from ")
            << from.getElementType() << " to " << to.getElementType();
-  if (static_cast<int64_t>(getDims().size()) != to.getNumDynamicDims())
+  if (getDims().size() != to.getNumDynamicDims())
     return emitOpError("has ") << getDims().size() << " dims for "
                                << to.getNumDynamicDims() << " dynamic dims";
   if (from.hasStaticShape() && to.hasStaticShape() &&
@@ -126,7 +126,8 @@ OpFoldResult ViewOp::fold(FoldAdaptor) {
     if (!type.isDynamicDim(d))
       continue;
     auto dim = getDims()[k++].getDefiningOp<DimOp>();
-    if (!dim || dim.getSource() != getSource() || dim.getIndex() != d)
+    if (!dim || dim.getSource() != getSource() ||
+        static_cast<int64_t>(dim.getIndex()) != d)
       return {};
   }
   return getSource();

@@ -526,8 +526,8 @@ func.func @constant_identity(%x: tensor<?x4xf32>) -> (tensor<2xf32>, tensor<?x4x
 
 // -----
 
-// Only the batch of a convolution may be dynamic: a dynamic spatial result
-// dim has no operand dim to come from (a match failure, not a crash).
+// Only the batch of a convolution may be dynamic: the lowering sets up its
+// window on static spatial dims (a match failure, not a crash).
 func.func @conv_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
   // expected-error @+1 {{failed to legalize operation 'tessel.conv' that was explicitly marked illegal}}
   %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}

@@ -617,9 +617,6 @@ func.func @gemm_c_dynamic_against_static_n(%a: tensor<?x3xf32>, %b: tensor<3x4xf
 func.func @add_static_result_of_dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tessel.add' op result dim 0 is 4, expected ?}}
   %0 = tessel.add %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<4xf32>
-func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<1xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tessel.clip' op min must be a scalar of the element type 'f32'}}
-  %0 = tessel.clip %x min %lo : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -631,6 +628,18 @@ func.func @div_dynamic_result_of_static(%a: tensor<2x3xi32>, %b: tensor<3xi32>) 
   // expected-error @+1 {{'tessel.div' op result dim 0 is ?, expected 2}}
   %0 = tessel.div %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<?x3xi32>
   return %0 : tensor<?x3xi32>
+}
+
+// -----
+
+func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tessel.clip' op min must be a scalar of the element type 'f32'}}
+  %0 = tessel.clip %x min %lo : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @shape_out_of_range(%x: tensor<2x3xf32>) -> tensor<3xi64> {
   // expected-error @+1 {{'tessel.shape' op dims [0, 3) of a rank-2 tensor}}
   %0 = tessel.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<2x3xf32>) -> tensor<3xi64>
