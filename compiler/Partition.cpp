@@ -449,7 +449,8 @@ LogicalResult Partitioner::run(ModuleOp planModule) {
                          StringRef(kArgSymbolsAttr)})
     if (Attribute a = graph->getAttr(attr))
       plan->setAttr(attr, a);
-  plan.setAllArgAttrs(graph.getAllArgAttrs());
+  if (ArrayAttr argAttrs = graph.getAllArgAttrs()) // none without inputs
+    plan.setAllArgAttrs(argAttrs);
   Block *entry = plan.addEntryBlock();
   for (auto [g, p] : llvm::zip(graph.getArguments(), entry->getArguments()))
     values.map(g, p);

@@ -210,10 +210,11 @@ LogicalResult PlanSerializer::addWeight(plan::WeightOp op) {
     unsigned bytes = type.getElementTypeBitWidth() / 8;
     ArrayRef<char> raw = dense.getRawData();
     w.resize(offset + count * bytes);
-    if (dense.isSplat())
+    // An empty tensor has no bytes (and &w[offset] would be past the end).
+    if (count != 0 && dense.isSplat())
       for (int64_t i = 0; i < count; ++i)
         std::memcpy(&w[offset + i * bytes], raw.data(), bytes);
-    else
+    else if (count != 0)
       std::memcpy(&w[offset], raw.data(), count * bytes);
   }
   Shape shape;
