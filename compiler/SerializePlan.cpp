@@ -52,12 +52,18 @@ private:
   LogicalResult addWeight(plan::WeightOp op);
   LogicalResult addDispatch(plan::DispatchOp op);
   LogicalResult addOutputs(func::ReturnOp op);
-  /// Appends a shape instruction of `kind` for `op`, defining one fresh
-  /// symbol per result of `op`.
-  void addShapeOp(Operation *op, ShapeInstr::Kind kind, ValueRange operands);
+  LogicalResult addView(plan::ViewOp op);
+  /// Appends a shape instruction of `kind` for `op` reading `operands`,
+  /// defining one fresh symbol per result of `op`; returns it so the caller
+  /// can set the fields of its kind.
+  FailureOr<ShapeInstr *> addShapeOp(Operation *op, ShapeInstr::Kind kind,
+                                     ValueRange operands);
   LogicalResult addArith(Operation *op);
   FailureOr<Dim> dimOf(Value index, Operation *user);
   FailureOr<Shape> shapeOf(Value tensor, Operation *user);
+  /// The shape of a tensor of `type` whose dynamic dims are `dynamicDims`.
+  FailureOr<Shape> shapeOfType(Type type, ValueRange dynamicDims,
+                               Operation *user);
   uint32_t addBuffer(Buffer::Kind kind, Type type, Shape shape);
   std::string freshSymbol(const std::string &base);
   LogicalResult unsupported(Operation *op) {
@@ -137,6 +143,34 @@ FailureOr<Dim> PlanSerializer::dimOf(Value index, Operation *user) {
     return dims[index] = Dim{c.getSExtValue(), ""};
   return user->emitError("internal compiler error: an extent of this op is "
                          "defined by no input and no shape instruction");
+}
+
+FailureOr<Shape> PlanSerializer::shapeOfType(Type type, ValueRange dynamicDims,
+                                             Operation *user) {
+  auto t = cast<RankedTensorType>(type);
+  Shape shape;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (!t.isDynamicDim(d)) {
+      shape.push_back(Dim{t.getDimSize(d), ""});
+      continue;
+    }
+    FailureOr<Dim> dim = dimOf(dynamicDims[t.getDynamicDimIndex(d)], user);
+    if (failed(dim))
+      return failure();
+    shape.push_back(*dim);
+  }
+  return shape;
+}
+
+LogicalResult PlanSerializer::addView(plan::ViewOp op) {
+  auto source = views.find(op.getSource());
+  if (source == views.end())
+    return op.emitError("internal compiler error: view of no buffer");
+  FailureOr<Shape> shape = shapeOfType(op.getType(), op.getDims(), op);
+  if (failed(shape))
+    return failure();
+  views[op.getResult()] = View{source->second.buffer, *shape};
+  return success();
 }
 
 FailureOr<Shape> PlanSerializer::shapeOf(Value tensor, Operation *user) {
@@ -239,39 +273,39 @@ LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
       return failure();
     launch.args.push_back({views[arg].buffer, *shape});
   }
-  unsigned next = 0;
+  ValueRange resultDims = op.getResultDims();
   for (Value result : op.getResults()) {
     auto type = cast<RankedTensorType>(result.getType());
     if (failed(dtypeOf(type.getElementType())))
       return op.emitError() << describeLoc(op.getLoc())
                             << ": unsupported element type";
-    Shape shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d)) {
-        shape.push_back(Dim{type.getDimSize(d), ""});
-        continue;
-      }
-      FailureOr<Dim> dim = dimOf(op.getResultDims()[next++], op);
-      if (failed(dim))
-        return failure();
-      shape.push_back(*dim);
-    }
-    uint32_t id = addBuffer(Buffer::Kind::Transient, type, shape);
-    views[result] = View{id, shape};
-    launch.args.push_back({id, shape});
+    unsigned dynamic = type.getNumDynamicDims();
+    FailureOr<Shape> shape =
+        shapeOfType(type, resultDims.take_front(dynamic), op);
+    if (failed(shape))
+      return failure();
+    resultDims = resultDims.drop_front(dynamic);
+    uint32_t id = addBuffer(Buffer::Kind::Transient, type, *shape);
+    views[result] = View{id, *shape};
+    launch.args.push_back({id, *shape});
   }
   launch.workSize = views[op.getResults().front()].shape;
   artifact.plan.push_back(std::move(launch));
   return success();
 }
 
-void PlanSerializer::addShapeOp(Operation *op, ShapeInstr::Kind kind,
-                                ValueRange operands) {
+FailureOr<ShapeInstr *> PlanSerializer::addShapeOp(Operation *op,
+                                                   ShapeInstr::Kind kind,
+                                                   ValueRange operands) {
   ShapeInstr s;
   s.kind = kind;
   onnxNodeOf(op->getLoc(), s.onnxNode, s.onnxOp);
-  for (Value v : operands)
-    s.operands.push_back(dims.lookup(v));
+  for (Value v : operands) {
+    FailureOr<Dim> dim = dimOf(v, op);
+    if (failed(dim))
+      return failure();
+    s.operands.push_back(*dim);
+  }
   std::string base = s.onnxNode.empty() ? std::string("s") : s.onnxNode;
   for (OpResult r : op->getResults()) {
     Dim d{-1, freshSymbol(base + ".d" + std::to_string(r.getResultNumber()))};
@@ -279,6 +313,7 @@ void PlanSerializer::addShapeOp(Operation *op, ShapeInstr::Kind kind,
     s.results.push_back(d);
   }
   artifact.shapeProgram.push_back(std::move(s));
+  return &artifact.shapeProgram.back();
 }
 
 LogicalResult PlanSerializer::addArith(Operation *op) {
@@ -295,11 +330,7 @@ LogicalResult PlanSerializer::addArith(Operation *op) {
           .Default([](auto) { return std::nullopt; });
   if (!kind || !op->getResult(0).getType().isIndex())
     return unsupported(op);
-  for (Value v : op->getOperands())
-    if (failed(dimOf(v, op)))
-      return failure();
-  addShapeOp(op, *kind, op->getOperands());
-  return success();
+  return success(succeeded(addShapeOp(op, *kind, op->getOperands())));
 }
 
 LogicalResult PlanSerializer::addOutputs(func::ReturnOp op) {
@@ -341,41 +372,28 @@ LogicalResult PlanSerializer::run() {
     } else if (auto d = dyn_cast<plan::DispatchOp>(op)) {
       ok = addDispatch(d);
     } else if (auto v = dyn_cast<plan::ViewOp>(op)) {
-      Shape s;
-      auto type = cast<RankedTensorType>(v.getType());
-      unsigned next = 0;
-      for (int64_t i = 0; i < type.getRank() && succeeded(ok); ++i) {
-        FailureOr<Dim> dim = type.isDynamicDim(i)
-                                 ? dimOf(v.getDims()[next++], v)
-                                 : FailureOr<Dim>(Dim{type.getDimSize(i), ""});
-        ok = failed(dim) ? failure() : success();
-        if (succeeded(ok))
-          s.push_back(*dim);
-      }
-      auto source = views.find(v.getSource());
-      if (succeeded(ok) && source == views.end())
-        ok = v.emitError("internal compiler error: view of no buffer");
-      if (succeeded(ok))
-        views[v.getResult()] = View{source->second.buffer, s};
+      ok = addView(v);
     } else if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
-      auto arg = cast<BlockArgument>(read.getInput());
-      addShapeOp(read, ShapeInstr::Kind::InputValues, {});
-      artifact.shapeProgram.back().input = arg.getArgNumber();
+      FailureOr<ShapeInstr *> s =
+          addShapeOp(read, ShapeInstr::Kind::InputValues, {});
+      if (succeeded(s))
+        (*s)->input = cast<BlockArgument>(read.getInput()).getArgNumber();
+      ok = success(succeeded(s));
     } else if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
       SmallVector<Value> operands(reshape.getSource());
       llvm::append_range(operands, reshape.getValues());
-      for (Value v : operands)
-        if (failed(dimOf(v, reshape)))
-          return failure();
-      addShapeOp(reshape, ShapeInstr::Kind::Reshape, operands);
-      artifact.shapeProgram.back().allowZero = reshape.getAllowzero();
+      FailureOr<ShapeInstr *> s =
+          addShapeOp(reshape, ShapeInstr::Kind::Reshape, operands);
+      if (succeeded(s))
+        (*s)->allowZero = reshape.getAllowzero();
+      ok = success(succeeded(s));
     } else if (auto check = dyn_cast<plan::AssertEqOp>(op)) {
-      if (failed(dimOf(check.getLhs(), check)) ||
-          failed(dimOf(check.getRhs(), check)))
-        return failure();
-      addShapeOp(check, ShapeInstr::Kind::CheckEq,
-                 {check.getLhs(), check.getRhs()});
-      artifact.shapeProgram.back().message = check.getMessage().str();
+      FailureOr<ShapeInstr *> s =
+          addShapeOp(check, ShapeInstr::Kind::CheckEq,
+                     {check.getLhs(), check.getRhs()});
+      if (succeeded(s))
+        (*s)->message = check.getMessage().str();
+      ok = success(succeeded(s));
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       ok = addOutputs(ret);
     } else if (op.getDialect() &&
