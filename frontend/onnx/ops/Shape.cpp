@@ -15,6 +15,17 @@ using namespace tessel::onnx_import;
 
 namespace {
 
+/// Makes a negative `axis` count from the end of a rank-`rank` tensor; an
+/// error outside [-rank, rank).
+LogicalResult normalizeAxis(NodeContext &n, int64_t &axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return n.error("axis " + Twine(axis) + " is out of range for rank " +
+                   Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  return success();
+}
+
 LogicalResult importShape(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -54,13 +65,9 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, int64_t rank,
   } else {
     return given = false, axes;
   }
-  for (int64_t &a : axes) {
-    if (a < -rank || a >= rank)
-      return n.error("axis " + Twine(a) + " is out of range for rank " +
-                     Twine(rank));
-    if (a < 0)
-      a += rank;
-  }
+  for (int64_t &a : axes)
+    if (failed(normalizeAxis(n, a, rank)))
+      return failure();
   llvm::sort(axes);
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     return n.error("an axis is repeated");
@@ -138,12 +145,9 @@ LogicalResult importGather(NodeContext &n) {
   if (indexType != onnx::TensorProto::INT64 &&
       indexType != onnx::TensorProto::INT32)
     return n.error("indices must be int32 or int64");
-  int64_t rank = dt.getRank(), axis = n.getInt("axis", 0);
-  if (axis < -rank || axis >= rank)
-    return n.error("axis " + Twine(axis) + " is out of range for rank " +
-                   Twine(rank));
-  if (axis < 0)
-    axis += rank;
+  int64_t axis = n.getInt("axis", 0);
+  if (failed(normalizeAxis(n, axis, dt.getRank())))
+    return failure();
   SmallVector<int64_t> shape(dt.getShape().take_front(axis));
   llvm::append_range(shape, it.getShape());
   llvm::append_range(shape, dt.getShape().drop_front(axis + 1));
@@ -193,11 +197,8 @@ LogicalResult importSlice(NodeContext &n) {
   SmallVector<int64_t> shape(xt.getShape());
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t &axis = axes[i];
-    if (axis < -rank || axis >= rank)
-      return n.error("axis " + Twine(axis) + " is out of range for rank " +
-                     Twine(rank));
-    if (axis < 0)
-      axis += rank;
+    if (failed(normalizeAxis(n, axis, rank)))
+      return failure();
     if (llvm::count(axes, axis) > 1)
       return n.error("axis " + Twine(axis) + " is repeated");
     if (steps[i] == 0)
