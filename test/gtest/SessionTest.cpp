@@ -62,6 +62,19 @@ protected:
                                     values.size() * sizeof(int64_t));
   }
 
+  /// Runs with `shape` set to `values`: the run fails with INVALID_ARGUMENT
+  /// and `message`, and leaves no output.
+  void expectRunFails(const std::vector<int64_t> &values,
+                      const std::string &message) {
+    ASSERT_OK(setInts("shape", values));
+    Result r = take(tessel_session_run(session));
+    EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+    EXPECT_EQ(r.message, message);
+    tessel_tensor_view_t view;
+    EXPECT_EQ(take(tessel_session_get_output(session, "p", &view)).code,
+              TESSEL_STATUS_FAILED_PRECONDITION);
+  }
+
   /// The sizes of the view the probe kernel received (reshapeModel's p).
   std::vector<int64_t> probedSizes() {
     tessel_tensor_view_t view;
@@ -326,14 +339,8 @@ TEST_F(SessionTest, ReshapeErrorsNameTheNodeTheInputAndTheValues) {
                 "overflows"},
   };
   for (const auto &c : cases) {
-    ASSERT_OK(setInts("shape", c.values));
-    Result r = take(tessel_session_run(session));
-    EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-    EXPECT_EQ(r.message, c.message);
-    // A failed run has no outputs.
-    tessel_tensor_view_t view;
-    EXPECT_EQ(take(tessel_session_get_output(session, "p", &view)).code,
-              TESSEL_STATUS_FAILED_PRECONDITION);
+    SCOPED_TRACE(c.message);
+    expectRunFails(c.values, c.message);
   }
   ASSERT_OK(setInts("shape", {4, 3, 2}));
   ASSERT_OK(tessel_session_run(session));
@@ -414,14 +421,8 @@ format::Artifact arithmeticModel() {
   format::Artifact model = test::reshapeModel();
   auto op = [](K kind, format::Shape operands, format::Shape results,
                const char *node, const char *type, const char *message = "") {
-    ShapeOp o;
-    o.kind = kind;
-    o.operands = std::move(operands);
-    o.results = std::move(results);
-    o.onnxNode = node;
-    o.onnxOp = type;
-    o.message = message;
-    return o;
+    return test::shapeOp(kind, std::move(operands), std::move(results), node,
+                         type, message);
   };
   format::Dim a{-1, "shape.0"}, b{-1, "shape.1"}, c{-1, "shape.2"};
   format::Dim n{-1, "n"}, six{6, ""}, zero{0, ""};
@@ -476,13 +477,8 @@ TEST_F(SessionTest, ShapeProgramErrorsNameTheNodeAndTheValues) {
        "-12)), not a valid extent"},
   };
   for (const auto &c : cases) {
-    ASSERT_OK(setInts("shape", c.values));
-    Result r = take(tessel_session_run(session));
-    EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
-    EXPECT_EQ(r.message, c.message);
-    tessel_tensor_view_t view;
-    EXPECT_EQ(take(tessel_session_get_output(session, "p", &view)).code,
-              TESSEL_STATUS_FAILED_PRECONDITION);
+    SCOPED_TRACE(c.message);
+    expectRunFails(c.values, c.message);
   }
   ASSERT_OK(setInts("shape", {2, 3, 4}));
   ASSERT_OK(tessel_session_run(session));

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SymbolBindings.h"
+#include "TestArtifacts.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -27,14 +28,8 @@ Dim lit(int64_t v) { return Dim{v, ""}; }
 ShapeOp op(K kind, format::Shape operands, format::Shape results,
            const std::string &node = "add_1", const std::string &type = "Add",
            const std::string &message = "") {
-  ShapeOp o;
-  o.kind = kind;
-  o.operands = std::move(operands);
-  o.results = std::move(results);
-  o.onnxNode = node;
-  o.onnxOp = type;
-  o.message = message;
-  return o;
+  return test::shapeOp(kind, std::move(operands), std::move(results), node,
+                       type, message);
 }
 
 /// Bindings with input 'x' of shape [n, m] = [4, 3].

@@ -117,6 +117,19 @@ format::Artifact probeModel(Targets targets) {
   return a;
 }
 
+format::ShapeOp shapeOp(format::ShapeOp::Kind kind, format::Shape operands,
+                        format::Shape results, const std::string &node,
+                        const std::string &type, const std::string &message) {
+  format::ShapeOp o;
+  o.kind = kind;
+  o.operands = std::move(operands);
+  o.results = std::move(results);
+  o.onnxNode = node;
+  o.onnxOp = type;
+  o.message = message;
+  return o;
+}
+
 format::Artifact reshapeModel(Targets targets) {
   format::Artifact a;
   a.producer = "tessel-tests";

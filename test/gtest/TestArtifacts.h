@@ -41,6 +41,12 @@ format::Artifact weightModel(Targets targets = {});
 format::Artifact probeModel(Targets targets = {});
 format::Artifact reshapeModel(Targets targets = {});
 
+/// A shape instruction of `kind` for ONNX node `node` of type `type`.
+format::ShapeOp shapeOp(format::ShapeOp::Kind kind, format::Shape operands,
+                        format::Shape results, const std::string &node,
+                        const std::string &type,
+                        const std::string &message = "");
+
 /// The binaries of the test kernels.
 std::vector<uint8_t> cpuKernels();
 std::vector<uint8_t> cudaKernels();
