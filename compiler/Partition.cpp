@@ -134,7 +134,18 @@ Partitioner::resultDims(Operation *op) {
                            << "' declares no shape contract, so it cannot be "
                               "partitioned";
   SmallVector<SmallVector<Value>> operands;
+  SmallVector<std::optional<SmallVector<Value>>> elements;
   for (Value v : op->getOperands()) {
+    elements.push_back(hostElements(v));
+    if (elements.back()) {
+      // A host value has static extents; it needs no tensor for them.
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<Value> extents;
+      for (int64_t d : type.getShape())
+        extents.push_back(index(d, op->getLoc()));
+      operands.push_back(std::move(extents));
+      continue;
+    }
     FailureOr<Value> operand = planValue(v, op);
     if (failed(operand))
       return failure();
@@ -142,8 +153,8 @@ Partitioner::resultDims(Operation *op) {
   }
   SmallVector<SmallVector<Value>> results;
   SmallVector<ShapeAssumption> assumptions;
-  if (failed(contract.reifyShapeContract(builder, operands, results,
-                                         assumptions)))
+  if (failed(contract.reifyShapeContract(
+          builder, ShapeOperands(operands, elements), results, assumptions)))
     return failure();
   for (const ShapeAssumption &assumption : assumptions)
     if (failed(require(assumption, op)))

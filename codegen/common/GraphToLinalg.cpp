@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -104,13 +105,38 @@ LogicalResult lowering::checkResultExtents(Operation *op,
   return success();
 }
 
+/// The elements of `v` as index values, read in the kernel, when it is a
+/// small static integer tensor (a Slice's bounds, an Expand's shape): what
+/// a value-dependent shape contract reads. Unused reads fold away.
+static std::optional<SmallVector<Value>>
+smallIntegerElements(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.hasStaticShape() || !type.getElementType().isInteger(64) ||
+      type.getNumElements() > 64)
+    return std::nullopt;
+  SmallVector<Value> elements;
+  SmallVector<int64_t> strides = computeStrides(type.getShape());
+  for (int64_t linear = 0; linear < type.getNumElements(); ++linear) {
+    SmallVector<Value> indices;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      indices.push_back(arith::ConstantIndexOp::create(
+          b, loc, (linear / strides[d]) % type.getDimSize(d)));
+    Value e = tensor::ExtractOp::create(b, loc, v, indices);
+    elements.push_back(
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), e).getResult());
+  }
+  return elements;
+}
+
 Value lowering::emptyResult(OpBuilder &b, Operation *op, unsigned result) {
   // The op's shape contract gives the extents from its operands' dims; the
   // plan checks its assumptions before the kernel runs.
   Location loc = op->getLoc();
   SmallVector<SmallVector<Value>> operands;
+  SmallVector<std::optional<SmallVector<Value>>> elements;
   for (Value v : op->getOperands()) {
     auto type = cast<RankedTensorType>(v.getType());
+    elements.push_back(smallIntegerElements(b, loc, v));
     SmallVector<Value> dims;
     for (int64_t d = 0; d < type.getRank(); ++d)
       dims.push_back(type.isDynamicDim(d)
@@ -123,7 +149,7 @@ Value lowering::emptyResult(OpBuilder &b, Operation *op, unsigned result) {
   SmallVector<SmallVector<Value>> results;
   SmallVector<ShapeAssumption> assumptions;
   LogicalResult reified = cast<ShapeContract>(op).reifyShapeContract(
-      b, operands, results, assumptions);
+      b, ShapeOperands(operands, elements), results, assumptions);
   assert(succeeded(reified) && "checkResultExtents should have rejected it");
   (void)reified;
   auto type = cast<RankedTensorType>(op->getResult(result).getType());

@@ -92,7 +92,7 @@ void addResult(ShapeBuilder &s, Value result, Dims dims,
 /// each result dim is the first aligned operand dim that is not a static 1,
 /// and every other such dim must equal it.
 Dims broadcast(ShapeBuilder &s, Operation *op, ArrayRef<unsigned> which,
-               ArrayRef<Dims> operands, RankedTensorType result,
+               const ShapeOperands &operands, RankedTensorType result,
                SmallVectorImpl<ShapeAssumption> &assumptions) {
   int64_t rank = result.getRank();
   Dims dims(rank);
@@ -160,7 +160,7 @@ Dims windowed(ShapeBuilder &s, RankedTensorType result, const Dims &input,
 }
 
 template <typename PoolOp>
-LogicalResult poolContract(PoolOp op, OpBuilder &b, ArrayRef<Dims> operands,
+LogicalResult poolContract(PoolOp op, OpBuilder &b, const ShapeOperands &operands,
                            SmallVectorImpl<Dims> &results,
                            SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, op.getLoc());
@@ -176,7 +176,7 @@ LogicalResult poolContract(PoolOp op, OpBuilder &b, ArrayRef<Dims> operands,
 }
 
 /// Every result has the shape of operand 0.
-LogicalResult sameAsInput(Operation *op, OpBuilder &b, ArrayRef<Dims> operands,
+LogicalResult sameAsInput(Operation *op, OpBuilder &b, const ShapeOperands &operands,
                           SmallVectorImpl<Dims> &results) {
   ShapeBuilder s(b, op->getLoc());
   Dims dims = operands[0];
@@ -192,7 +192,7 @@ LogicalResult sameAsInput(Operation *op, OpBuilder &b, ArrayRef<Dims> operands,
 // Constants, elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
+LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &,
                                              SmallVectorImpl<Dims> &results,
                                              SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());
@@ -204,7 +204,7 @@ LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
 }
 
 #define SAME_AS_INPUT(Op)                                                      \
-  LogicalResult Op::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,  \
+  LogicalResult Op::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,  \
                                        SmallVectorImpl<Dims> &results,         \
                                        SmallVectorImpl<ShapeAssumption> &) {   \
     return sameAsInput(*this, b, operands, results);                           \
@@ -220,7 +220,7 @@ SAME_AS_INPUT(CastOp)
 
 #define BROADCAST(Op)                                                          \
   LogicalResult Op::reifyShapeContract(                                        \
-      OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,   \
+      OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,   \
       SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
     ShapeBuilder s(b, getLoc());                                               \
     results.push_back(broadcast(s, *this, {0, 1}, operands, getType(),         \
@@ -238,7 +238,7 @@ BROADCAST(DivOp)
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-MatMulOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+MatMulOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                              SmallVectorImpl<Dims> &results,
                              SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
@@ -281,7 +281,7 @@ MatMulOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 }
 
 LogicalResult
-GemmOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+GemmOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                            SmallVectorImpl<Dims> &results,
                            SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
@@ -308,7 +308,7 @@ GemmOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 }
 
 LogicalResult
-ConvOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+ConvOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                            SmallVectorImpl<Dims> &results,
                            SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
@@ -332,7 +332,7 @@ ConvOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 
 #define POOL(Op)                                                               \
   LogicalResult Op::reifyShapeContract(                                        \
-      OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,   \
+      OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,   \
       SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
     return poolContract(*this, b, operands, results, assumptions);             \
   }
@@ -342,7 +342,7 @@ POOL(AveragePoolOp)
 #undef POOL
 
 LogicalResult GlobalAveragePoolOp::reifyShapeContract(
-    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
     SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());
   Dims dims = {operands[0][0], operands[0][1]};
@@ -353,7 +353,7 @@ LogicalResult GlobalAveragePoolOp::reifyShapeContract(
 }
 
 /// scale, bias, mean and variance have one value per channel (X's dim 1).
-static void perChannel(ArrayRef<Dims> operands,
+static void perChannel(const ShapeOperands &operands,
                        SmallVectorImpl<ShapeAssumption> &assumptions) {
   for (unsigned i = 1; i < operands.size(); ++i)
     assumptions.push_back({operands[0][1], operands[i][0],
@@ -361,7 +361,7 @@ static void perChannel(ArrayRef<Dims> operands,
 }
 
 LogicalResult
-BatchNormOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+BatchNormOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                                 SmallVectorImpl<Dims> &results,
                                 SmallVectorImpl<ShapeAssumption> &assumptions) {
   perChannel(operands, assumptions);
@@ -369,7 +369,7 @@ BatchNormOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 }
 
 LogicalResult BatchNormTrainingOp::reifyShapeContract(
-    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
     SmallVectorImpl<ShapeAssumption> &assumptions) {
   perChannel(operands, assumptions);
   ShapeBuilder s(b, getLoc());
@@ -385,7 +385,7 @@ LogicalResult BatchNormTrainingOp::reifyShapeContract(
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-ReshapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+ReshapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                               SmallVectorImpl<Dims> &results,
                               SmallVectorImpl<ShapeAssumption> &assumptions) {
   // A target shape given at run time is read by the plan (host shape ops);
@@ -440,7 +440,7 @@ ReshapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 }
 
 LogicalResult TransposeOp::reifyShapeContract(
-    OpBuilder &b, ArrayRef<Dims> operands, SmallVectorImpl<Dims> &results,
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
     SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());
   Dims dims;
@@ -451,7 +451,7 @@ LogicalResult TransposeOp::reifyShapeContract(
 }
 
 LogicalResult
-ConcatOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+ConcatOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                              SmallVectorImpl<Dims> &results,
                              SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
@@ -476,7 +476,7 @@ ConcatOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
 // Shapes as values
 //===----------------------------------------------------------------------===//
 
-LogicalResult ShapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
+LogicalResult ShapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &,
                                           SmallVectorImpl<Dims> &results,
                                           SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());
@@ -485,7 +485,7 @@ LogicalResult ShapeOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims>,
 }
 
 LogicalResult
-GatherOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+GatherOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                              SmallVectorImpl<Dims> &results,
                              SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
@@ -528,7 +528,7 @@ std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
   return {first, s.max(extent, zero)};
 }
 
-LogicalResult SliceOp::reifyShapeContract(OpBuilder &b, ArrayRef<Dims> operands,
+LogicalResult SliceOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                                           SmallVectorImpl<Dims> &results,
                                           SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());

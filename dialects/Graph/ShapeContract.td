@@ -19,18 +19,20 @@ def Tessel_ShapeContract : OpInterface<"ShapeContract"> {
   let description = [{
     Reifies an op's shapes with `arith` on `index` values: given the
     extents of every operand dim (`operands[i][d]`, one index value each,
-    constants where static), appends the extents of every result dim to
+    constants where static) and the elements of small integer operands
+    where the caller knows them (`operands.values(i)`), appends the extents of every result dim to
     `results` (one vector per result) and every assumption the op's kernel
     makes to `assumptions`. Static result dims are constants. A dynamic dim
     never broadcasts: where numpy rules would let a dynamic dim be 1, the
-    contract assumes it equals the dims it meets.
+    contract assumes it equals the dims it meets. An op whose extents depend
+    on values the caller does not give fails, with an error at the op.
   }];
   let methods = [
     InterfaceMethod<
       "Appends the result extents and the assumptions of this op.",
       "::mlir::LogicalResult", "reifyShapeContract",
       (ins "::mlir::OpBuilder &":$builder,
-           "::llvm::ArrayRef<::llvm::SmallVector<::mlir::Value>>":$operands,
+           "const ::tessel::ShapeOperands &":$operands,
            "::llvm::SmallVectorImpl<::llvm::SmallVector<::mlir::Value>> &":$results,
            "::llvm::SmallVectorImpl<::tessel::ShapeAssumption> &":$assumptions)>,
   ];
