@@ -56,9 +56,8 @@ private:
   /// The extents of every result of graph op `op` from its shape contract,
   /// after the checks of its assumptions.
   FailureOr<SmallVector<SmallVector<Value>>> resultDims(Operation *op);
-  /// The plan tensor of graph value `v` for `user`: a host value whose
-  /// elements are all constants becomes a weight; one computed at run time
-  /// cannot reach a kernel yet (an error at `user`).
+  /// The plan tensor of graph value `v` for `user`: a host value becomes a
+  /// `plan.host_values` tensor the runtime fills (a weight when constant).
   FailureOr<Value> planValue(Value v, Operation *user);
   /// The elements of graph value `v` when it is a host value (or a small
   /// integer constant), one index value each in row-major order.
@@ -279,25 +278,15 @@ bool Partitioner::evaluateOnHost(Operation *op) {
 FailureOr<Value> Partitioner::planValue(Value v, Operation *user) {
   if (Value mapped = values.lookupOrNull(v))
     return mapped;
+  // A host value that a kernel reads: the runtime writes its elements into
+  // a tensor (a weight, once canonicalization sees they are constants).
   std::optional<SmallVector<Value>> elements = hostElements(v);
   assert(elements && "a graph value is either mapped or a host value");
-  SmallVector<int64_t> constants;
-  for (Value e : *elements) {
-    APInt c;
-    if (!matchPattern(e, m_ConstantInt(&c)))
-      return user->emitError()
-             << describeLoc(user->getLoc())
-             << ": reads a shape computed at run time as a tensor; only "
-                "Reshape targets and other shape computations can use it "
-                "so far";
-    constants.push_back(c.getSExtValue());
-  }
-  auto type = cast<RankedTensorType>(v.getType());
-  auto weight = plan::WeightOp::create(
-      builder, v.getLoc(), type,
-      DenseElementsAttr::get(type, ArrayRef<int64_t>(constants)));
-  values.map(v, weight.getResult());
-  return weight.getResult();
+  (void)user;
+  auto tensor = plan::HostValuesOp::create(builder, v.getLoc(), v.getType(),
+                                           *elements);
+  values.map(v, tensor.getResult());
+  return tensor.getResult();
 }
 
 LogicalResult Partitioner::lowerReshape(ReshapeOp op) {

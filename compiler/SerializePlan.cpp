@@ -8,7 +8,8 @@
 //     index, `plan.input_values`, `plan.reshape_dims`); `plan.assert_eq`
 //     becomes a CheckEq instruction;
 //   * `plan.weight` becomes a Weight buffer (its bytes appended, 64-byte
-//     aligned, to the weights section), `plan.dispatch` a kernel, a launch
+//     aligned, to the weights section), `plan.host_values` a Transient
+//     buffer the runtime fills (HostValues), `plan.dispatch` a kernel, a launch
 //     and one Transient buffer per result, `plan.view` the same buffer seen
 //     with another shape, and the returned values the Output buffers.
 // An op with no run-time form is an internal compiler error.
@@ -53,6 +54,7 @@ private:
   LogicalResult addDispatch(plan::DispatchOp op);
   LogicalResult addOutputs(func::ReturnOp op);
   LogicalResult addView(plan::ViewOp op);
+  LogicalResult addHostValues(plan::HostValuesOp op);
   /// Appends a shape instruction of `kind` for `op` reading `operands`,
   /// defining one fresh symbol per result of `op`; returns it so the caller
   /// can set the fields of its kind.
@@ -170,6 +172,23 @@ LogicalResult PlanSerializer::addView(plan::ViewOp op) {
   if (failed(shape))
     return failure();
   views[op.getResult()] = View{source->second.buffer, *shape};
+  return success();
+}
+
+LogicalResult PlanSerializer::addHostValues(plan::HostValuesOp op) {
+  format::HostValues h;
+  for (Value v : op.getValues()) {
+    FailureOr<Dim> dim = dimOf(v, op);
+    if (failed(dim))
+      return failure();
+    h.values.push_back(*dim);
+  }
+  Shape shape;
+  for (int64_t d : op.getType().getShape())
+    shape.push_back(Dim{d, ""});
+  h.buffer = addBuffer(Buffer::Kind::Transient, op.getType(), shape);
+  views[op.getResult()] = View{h.buffer, shape};
+  artifact.hostValues.push_back(std::move(h));
   return success();
 }
 
@@ -373,6 +392,8 @@ LogicalResult PlanSerializer::run() {
       ok = addDispatch(d);
     } else if (auto v = dyn_cast<plan::ViewOp>(op)) {
       ok = addView(v);
+    } else if (auto h = dyn_cast<plan::HostValuesOp>(op)) {
+      ok = addHostValues(h);
     } else if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
       FailureOr<ShapeInstr *> s =
           addShapeOp(read, ShapeInstr::Kind::InputValues, {});

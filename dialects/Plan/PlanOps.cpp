@@ -150,6 +150,18 @@ LogicalResult InputValuesOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// HostValuesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult HostValuesOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (static_cast<int64_t>(getValues().size()) != type.getNumElements())
+    return emitOpError("has ") << getValues().size() << " values for "
+                               << type.getNumElements() << " elements";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ReshapeDimsOp
 //===----------------------------------------------------------------------===//
 
@@ -266,7 +278,30 @@ struct EraseTrivialAssertEq : OpRewritePattern<AssertEqOp> {
     return success();
   }
 };
+/// host_values of constants -> weight.
+struct HostValuesToWeight : OpRewritePattern<HostValuesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HostValuesOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<int64_t> constants;
+    for (Value v : op.getValues()) {
+      APInt c;
+      if (!matchPattern(v, m_ConstantInt(&c)))
+        return rewriter.notifyMatchFailure(op, "a value is computed");
+      constants.push_back(c.getSExtValue());
+    }
+    auto type = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOpWithNewOp<WeightOp>(
+        op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(constants)));
+    return success();
+  }
+};
 } // namespace
+
+void HostValuesOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<HostValuesToWeight>(context);
+}
 
 void ReshapeDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                 MLIRContext *context) {

@@ -132,6 +132,26 @@ def Plan_InputValuesOp : Plan_Op<"input_values", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Plan_HostValuesOp : Plan_Op<"host_values", [Pure]> {
+  let summary = "A small int64 tensor of values computed on the host";
+  let description = [{
+    The runtime writes `values` into a new tensor (row-major) after the
+    shape program, before any dispatch: how integers that derive from
+    shapes (a Slice's bounds, an Expand's target, a Shape that is a model
+    output) reach kernels. A tensor of constants is a `plan.weight`
+    instead; canonicalization makes it one.
+
+    ```mlir
+    %t = plan.host_values %n, %c4 : tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$values);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = "$values attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
 def Plan_ReshapeDimsOp : Plan_Op<"reshape_dims", [AttrSizedOperandSegments]> {
   let summary = "The dims ONNX Reshape gives a shape, with its checks";
   let description = [{

@@ -32,7 +32,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 0;
+constexpr uint32_t kFormatVersionMinor = 1;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -171,6 +171,16 @@ struct ShapeOp {
   std::string message;    ///< what a failure means ("Add: dim 1 of A and B")
 };
 
+/// A buffer the runtime fills on every run, after the shape program, with
+/// integers the plan computed on the host (a Slice's bounds or an Expand's
+/// shape, when they derive from shapes): element i of int64 buffer `buffer`
+/// (Transient, static shape, one element per value) is `values[i]`.
+/// Kernels then read them like any tensor. (Format 3.1.)
+struct HostValues {
+  uint32_t buffer = 0;
+  Shape values;
+};
+
 /// Compiled code for one target.
 struct TargetBinary {
   enum class Format : uint32_t {
@@ -194,6 +204,7 @@ struct Artifact {
   std::vector<Kernel> kernels;
   std::vector<Launch> plan;
   std::vector<ShapeOp> shapeProgram; ///< evaluated in order on every run
+  std::vector<HostValues> hostValues; ///< written after the shape program
   /// x86-64 extensions the "cpu" binary uses (names of CpuFeatures.h, e.g.
   /// "avx2"); the CPU driver refuses to load it on a CPU without one.
   std::vector<std::string> cpuFeatures;

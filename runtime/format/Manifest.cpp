@@ -18,6 +18,7 @@
 //   7 | req     plan          list<Launch>
 //   8 | req     shapeProgram  list<ShapeOp>
 //   9 | req     cpuFeatures   list<string>
+//   10 | req    hostValues    list<HostValues>          (3.1; only when any)
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -28,6 +29,7 @@
 //   ShapeOp   = u32 kind, Shape operands, Shape results, u32 input,
 //               u8 allowZero (0 or 1), string onnxNode, string onnxOp,
 //               string message
+//   HostValues = u32 buffer, Shape values
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
 //   list<T>   = u32 count, T...;  string = u32 byteLength, bytes
 //
@@ -36,8 +38,9 @@
 // then it rejects the artifact ("... the artifact needs a newer runtime").
 // A writer marks a new field required exactly when ignoring it would make
 // the runtime compute something wrong. Each known payload must be consumed
-// exactly, a field may appear once, and every required field this reader
-// knows must be present. The writer emits the fields in tag order; the
+// exactly, a field may appear once, and fields 3-9 must be present (fields
+// added later are written only when they have content, so an artifact that
+// does not use them stays readable by older runtimes of its major version). The writer emits the fields in tag order; the
 // reader accepts any order.
 //
 // The decoder names the element it was reading when the bytes run out.
@@ -60,7 +63,7 @@ constexpr uint8_t kSymbolicDim = 1;
 /// Bit 31 of a tag: a reader that does not know the field must reject it.
 constexpr uint32_t kRequired = 0x80000000u;
 
-/// The fields of format 3.0 (the low 31 bits of their tags).
+/// The fields of format 3.x (the low 31 bits of their tags).
 enum Field : uint32_t {
   kProducer = 1,
   kModelName = 2,
@@ -71,17 +74,22 @@ enum Field : uint32_t {
   kPlan = 7,
   kShapeProgram = 8,
   kCpuFeatures = 9,
+  kHostValues = 10, ///< 3.1
   kNumFields,
 };
 
 const char *fieldName(uint32_t id) {
   static const char *const names[] = {
       "",        "producer", "modelName", "inputs",       "outputs",
-      "buffers", "kernels",  "plan",      "shapeProgram", "cpuFeatures"};
+      "buffers", "kernels",  "plan",      "shapeProgram", "cpuFeatures",
+      "hostValues"};
   return id < kNumFields ? names[id] : "unknown";
 }
 
+/// Whether a reader must understand field `id` (its tag has kRequired).
 bool isRequired(uint32_t id) { return id >= kInputs && id < kNumFields; }
+/// Whether field `id` must be present: those of format 3.0.
+bool mustBePresent(uint32_t id) { return id >= kInputs && id <= kCpuFeatures; }
 
 std::string hexTag(uint32_t tag) {
   char buf[16];
@@ -188,7 +196,7 @@ public:
       r.skip(length);
     }
     for (uint32_t id = 1; id < kNumFields; ++id)
-      if (isRequired(id) && !seen[id]) {
+      if (mustBePresent(id) && !seen[id]) {
         error = "manifest lacks the required field " + std::to_string(id) +
                 " (" + fieldName(id) + ")";
         return false;
@@ -221,6 +229,8 @@ private:
       return shapeProgram(a.shapeProgram);
     case kCpuFeatures:
       return cpuFeatures(a.cpuFeatures);
+    case kHostValues:
+      return hostValues(a.hostValues);
     }
     return true;
   }
@@ -374,6 +384,20 @@ private:
     return true;
   }
 
+  bool hostValues(std::vector<HostValues> &fills) {
+    uint32_t n = 0;
+    where = "the host values";
+    if (!count(n, /*minBytes=*/8))
+      return false;
+    fills.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "host values " + std::to_string(i);
+      if (!u32(fills[i].buffer) || !shape(fills[i].values))
+        return false;
+    }
+    return true;
+  }
+
   const uint8_t *data;
   ByteReader r;
   std::string where;
@@ -435,6 +459,14 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
     for (const std::string &feature : a.cpuFeatures)
       w.string(feature);
   });
+  if (!a.hostValues.empty())
+    writeField(w, kHostValues, [&] {
+      w.u32(static_cast<uint32_t>(a.hostValues.size()));
+      for (const HostValues &h : a.hostValues) {
+        w.u32(h.buffer);
+        writeShape(w, h.values);
+      }
+    });
 }
 
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,

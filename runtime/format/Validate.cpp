@@ -94,7 +94,8 @@ public:
     return names() && inputSymbols() && shapeProgram() && buffers() &&
            signatures(a.inputs, "input", Buffer::Kind::Input) &&
            signatures(a.outputs, "output", Buffer::Kind::Output) &&
-           bindings() && kernels() && plan() && cpuFeatures() && binaries();
+           bindings() && kernels() && plan() && hostValues() && cpuFeatures() &&
+           binaries();
   }
 
   std::string error;
@@ -445,6 +446,38 @@ private:
                             std::to_string(arg.buffer) + " " +
                             formatShape(b.shape) +
                             " has a different number of elements");
+    return true;
+  }
+
+  /// Each fills a distinct Transient int64 buffer of static shape with one
+  /// value per element; a value is any integer or a defined symbol.
+  bool hostValues() {
+    std::set<uint32_t> filled;
+    for (size_t i = 0; i < a.hostValues.size(); ++i) {
+      const HostValues &h = a.hostValues[i];
+      std::string what = "host values " + std::to_string(i);
+      if (h.buffer >= a.buffers.size())
+        return fail(what, "refers to buffer " + std::to_string(h.buffer) +
+                              ", but there are " +
+                              std::to_string(a.buffers.size()) + " buffers");
+      const Buffer &b = a.buffers[h.buffer];
+      uint64_t elements = 0;
+      if (b.kind != Buffer::Kind::Transient || b.dtype != DType::I64 ||
+          !symbolsOf(b.shape).empty() || !staticProduct(b.shape, elements) ||
+          elements != h.values.size())
+        return fail(what, "buffer " + std::to_string(h.buffer) +
+                              " is not a transient int64 buffer of " +
+                              std::to_string(h.values.size()) +
+                              " elements and static shape");
+      if (!filled.insert(h.buffer).second)
+        return fail(what, "fills buffer " + std::to_string(h.buffer) +
+                              " a second time");
+      for (const Dim &d : h.values)
+        if (d.isSymbolic() && !defined.count(d.symbol))
+          return fail(what, "symbol " + quoted(d.symbol) +
+                                " is not defined by any input or the shape "
+                                "program");
+    }
     return true;
   }
 

@@ -228,6 +228,29 @@ Status Session::placeBuffers(const SymbolBindings &bindings) {
   return Status::ok();
 }
 
+Status Session::writeHostValues(const SymbolBindings &bindings) {
+  const format::Artifact &model = image->model();
+  hostValues.resize(model.hostValues.size());
+  for (size_t i = 0; i < model.hostValues.size(); ++i) {
+    const format::HostValues &h = model.hostValues[i];
+    std::vector<int64_t> &values = hostValues[i];
+    values.resize(h.values.size());
+    // Any integer, negative ones included (a Slice's end may be -1).
+    for (size_t k = 0; k < h.values.size(); ++k) {
+      const format::Dim &d = h.values[k];
+      if (!d.isSymbolic())
+        values[k] = d.value;
+      else if (!bindings.lookup(d.symbol, values[k]))
+        return invalidArtifact("host values " + std::to_string(i) +
+                               ": symbol '" + d.symbol + "' is not bound");
+    }
+    if (!values.empty())
+      TESSEL_RETURN_IF_ERROR(device->copyToDevice(
+          buffers[h.buffer].ptr, values.data(), values.size() * 8));
+  }
+  return Status::ok();
+}
+
 std::string Session::describeKernel(uint32_t kernel) const {
   const format::Kernel &k = image->model().kernels[kernel];
   std::string s = "kernel '" + k.symbol + "'";
@@ -274,6 +297,7 @@ Status Session::run() {
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
   TESSEL_RETURN_IF_ERROR(runShapeProgram(bindings));
   TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
+  TESSEL_RETURN_IF_ERROR(writeHostValues(bindings));
   std::vector<double> times;
   for (size_t i = 0; i < model.plan.size(); ++i) {
     auto start = std::chrono::steady_clock::now();

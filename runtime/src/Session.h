@@ -88,6 +88,9 @@ private:
   /// the host copies of the inputs InputValues instructions name.
   Status runShapeProgram(SymbolBindings &bindings) const;
   Status placeBuffers(const SymbolBindings &bindings);
+  /// Writes the artifact's host values (integers the shape program
+  /// computed, e.g. a Slice's bounds) into their buffers.
+  Status writeHostValues(const SymbolBindings &bindings);
   Status ensureCapacity(DeviceBuffer &buffer, uint64_t bytes);
   Status runLaunch(size_t index, const SymbolBindings &bindings);
   std::string describeKernel(uint32_t kernel) const;
@@ -103,6 +106,9 @@ private:
   std::vector<std::string> extentSymbols;
   std::vector<Input> inputs;
   std::vector<DeviceBuffer> buffers;
+  /// The host copy of each host-values buffer: a device copies from it
+  /// asynchronously, so it lives until the next run.
+  std::vector<std::vector<int64_t>> hostValues;
   std::vector<Output> outputs;
   bool hasRun = false;
   uint64_t runs = 0; ///< successful runs so far

@@ -186,6 +186,7 @@ TEST(ArtifactCodec, RejectsBadMagic) {
 
 TEST(ArtifactCodec, RejectsOtherMajorVersion) {
   std::vector<uint8_t> f = serialize(small());
+  wr32(f, 12, 0); // the minor version
   wr32(f, 8, 4);
   EXPECT_EQ(decodeError(f),
             "unsupported format version 4.0 (this runtime reads 3.x)");
@@ -235,6 +236,25 @@ TEST(ArtifactCodec, ShapeProgramRoundTrips) {
   }
   EXPECT_EQ(out.shapeProgram[0].input, 1u);
   EXPECT_TRUE(out.shapeProgram[1].allowZero);
+}
+
+TEST(ArtifactCodec, HostValuesRoundTripAndAreWrittenOnlyWhenUsed) {
+  Artifact in = test::reshapeModel({false, false, false});
+  std::vector<uint8_t> without = serialize(in);
+  in.buffers.push_back({Buffer::Kind::Transient, DType::I64, {{3, ""}}});
+  in.hostValues.push_back({uint32_t(in.buffers.size() - 1),
+                           {{-1, "r.d0"}, {-1, ""}, {7, ""}}});
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
+  ASSERT_EQ(out.hostValues.size(), 1u);
+  EXPECT_EQ(out.hostValues[0].buffer, in.hostValues[0].buffer);
+  expectSameShape(out.hostValues[0].values, in.hostValues[0].values);
+  Artifact plain;
+  ASSERT_TRUE(deserialize(without.data(), without.size(), plain, error))
+      << error;
+  EXPECT_TRUE(plain.hostValues.empty());
 }
 
 TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
@@ -311,6 +331,23 @@ TEST(ManifestFields, AreWrittenInTagOrderWithTheRequiredBit) {
                                          0x80000008, 0x80000009}));
 }
 
+TEST(ManifestFields, HostValuesAreARequiredFieldWrittenOnlyWhenUsed) {
+  // Without host values the manifest is exactly a 3.0 one (fields 1-9),
+  // which a 3.0 runtime reads; with them, field 10 is required, since
+  // ignoring it would run kernels on unwritten buffers.
+  std::vector<Field> plain = sampleFields();
+  ASSERT_EQ(plain.size(), 9u);
+  EXPECT_EQ(plain.back().tag, 9u | 0x80000000u);
+  Artifact a = test::reshapeModel({false, false, false});
+  a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {{1, ""}}});
+  a.hostValues.push_back({uint32_t(a.buffers.size() - 1), {{-1, "r.d2"}}});
+  std::vector<uint8_t> m;
+  encodeManifest(a, m);
+  std::vector<Field> fields = splitFields(m);
+  ASSERT_EQ(fields.size(), 10u);
+  EXPECT_EQ(fields.back().tag, 10u | 0x80000000u);
+}
+
 TEST(ManifestFields, UnknownOptionalFieldsAreSkipped) {
   std::vector<Field> fields = sampleFields();
   fields.insert(fields.begin() + 3, Field{0x10, {1, 2, 3, 4, 5}});
@@ -331,7 +368,7 @@ TEST(ManifestFields, UnknownRequiredFieldIsRejected) {
   fields.push_back(Field{0x80000010, {1, 2, 3}});
   EXPECT_EQ(manifestError(joinFields(fields)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.0): the artifact needs a newer runtime");
+            "runtime (format 3.1): the artifact needs a newer runtime");
   fields = sampleFields();
   fields.insert(fields.begin(), Field{0x80000000, {}}); // id 0 is unknown
   EXPECT_THAT(manifestError(joinFields(fields)),
@@ -457,7 +494,7 @@ TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   required.insert(required.end(), field.begin(), field.end());
   EXPECT_EQ(decodeError(withManifest(f, required)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.0): the artifact needs a newer runtime");
+            "runtime (format 3.1): the artifact needs a newer runtime");
 }
 
 TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {

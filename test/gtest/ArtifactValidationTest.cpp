@@ -295,6 +295,40 @@ const Case kProgramCases[] = {
        a.shapeProgram[1].message = std::string(kMaxNameLength + 1, 'm');
      },
      "shape op 1 message: name is 4097 bytes long (at most 4096)"},
+    {"HostValuesOfAMissingBuffer",
+     [](Artifact &a) { a.hostValues.push_back({99, {lit(1)}}); },
+     "host values 0: refers to buffer 99, but there are"},
+    {"HostValuesOfAFloatBuffer",
+     [](Artifact &a) {
+       a.buffers.push_back({Buffer::Kind::Transient, DType::F32, {lit(1)}});
+       a.hostValues.push_back(
+           {uint32_t(a.buffers.size() - 1), {sym("r.d0")}});
+     },
+     "is not a transient int64 buffer of 1 elements and static shape"},
+    {"HostValuesOfTheWrongCount",
+     [](Artifact &a) {
+       a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {lit(2)}});
+       a.hostValues.push_back({uint32_t(a.buffers.size() - 1), {lit(-1)}});
+     },
+     "is not a transient int64 buffer of 1 elements and static shape"},
+    {"HostValuesOfAnInput",
+     [](Artifact &a) { a.hostValues.push_back({1, {lit(3)}}); },
+     "host values 0: buffer 1 is not a transient int64 buffer"},
+    {"HostValuesTwiceIntoOneBuffer",
+     [](Artifact &a) {
+       a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {lit(1)}});
+       uint32_t id = a.buffers.size() - 1;
+       a.hostValues.push_back({id, {lit(-5)}});
+       a.hostValues.push_back({id, {sym("r.d1")}});
+     },
+     "host values 1: fills buffer"},
+    {"HostValuesOfAnUndefinedSymbol",
+     [](Artifact &a) {
+       a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {lit(1)}});
+       a.hostValues.push_back({uint32_t(a.buffers.size() - 1), {sym("q")}});
+     },
+     "host values 0: symbol 'q' is not defined by any input or the shape "
+     "program"},
     {"SymbolOfNoInputAndNoShapeOp", [](Artifact &a) { a.shapeProgram.clear(); },
      "launch 0 (kernel 'abi_probe') argument 0: symbol 'r.d0' is not defined "
      "by any input or the shape program"},

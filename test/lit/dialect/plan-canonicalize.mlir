@@ -135,3 +135,19 @@ func.func @reshape_dims_forward_constants(%x: tensor<?x4xf32>, %s: tensor<1xi64>
   %d:2 = plan.reshape_dims(%n, %c4) to(%v, %c4) : index, index
   return %d#0, %d#1 : index, index
 }
+
+// -----
+
+// Host values that are all constants are a weight; one computed stays.
+// CHECK-LABEL: func.func @host_values_of_constants
+// CHECK:         %[[W:.+]] = plan.weight {value = dense<[3, -1]> : tensor<2xi64>} : tensor<2xi64>
+// CHECK:         %[[H:.+]] = plan.host_values %{{.+}}, %{{.+}} : tensor<2xi64>
+// CHECK:         return %[[W]], %[[H]]
+func.func @host_values_of_constants(%x: tensor<?x4xf32>) -> (tensor<2xi64>, tensor<2xi64>) {
+  %c3 = arith.constant 3 : index
+  %m1 = arith.constant -1 : index
+  %n = plan.dim %x[0] : tensor<?x4xf32>
+  %w = plan.host_values %c3, %m1 : tensor<2xi64>
+  %h = plan.host_values %n, %m1 : tensor<2xi64>
+  return %w, %h : tensor<2xi64>, tensor<2xi64>
+}

@@ -79,3 +79,11 @@ func.func @reshape_dims_count(%a: index, %b: index) -> index {
   %d = plan.reshape_dims(%a) to(%a, %b) : index
   return %d : index
 }
+
+// -----
+
+func.func @host_values_count(%a: index) -> tensor<2xi64> {
+  // expected-error @+1 {{'plan.host_values' op has 1 values for 2 elements}}
+  %t = plan.host_values %a : tensor<2xi64>
+  return %t : tensor<2xi64>
+}

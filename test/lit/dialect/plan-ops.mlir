@@ -47,3 +47,17 @@ func.func @host_shape_ops(%x: tensor<?x3x4xf32>, %s: tensor<2xi64>) -> tensor<?x
   %r = plan.view %x dims(%d#0, %d#1) : tensor<?x3x4xf32> -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @host_values
+// CHECK:         %[[N:.+]] = plan.dim
+// CHECK:         %[[T:.+]] = plan.host_values %[[N]], %{{.+}} : tensor<2xi64>
+// CHECK:         plan.dispatch @k0(%[[T]])
+func.func @host_values(%x: tensor<?x4xf32>) -> tensor<2xi64> {
+  %n = plan.dim %x[0] : tensor<?x4xf32>
+  %c = arith.constant -1 : index
+  %t = plan.host_values %n, %c : tensor<2xi64>
+  %y = plan.dispatch @k0(%t) : (tensor<2xi64>) -> tensor<2xi64>
+  return %y : tensor<2xi64>
+}
