@@ -62,6 +62,9 @@ private:
   /// The elements of graph value `v` when it is a host value (or a small
   /// integer constant), one index value each in row-major order.
   std::optional<SmallVector<Value>> hostElements(Value v);
+  /// The elements of `v` when it is a small int64 model input, read on the
+  /// host with `plan.input_values` (which folds away if unused).
+  std::optional<SmallVector<Value>> inputElements(Value v);
   /// Evaluates `op` on host values when it can (its results become host
   /// values); false when it has to run as a kernel.
   bool evaluateOnHost(Operation *op);
@@ -134,8 +137,11 @@ Partitioner::resultDims(Operation *op) {
                               "partitioned";
   SmallVector<SmallVector<Value>> operands;
   SmallVector<std::optional<SmallVector<Value>>> elements;
-  for (Value v : op->getOperands()) {
+  for (OpOperand &use : op->getOpOperands()) {
+    Value v = use.get();
     elements.push_back(hostElements(v));
+    if (!elements.back() && contract.isShapeOperand(use.getOperandNumber()))
+      elements.back() = inputElements(v);
     if (elements.back()) {
       // A host value has static extents; it needs no tensor for them.
       auto type = cast<RankedTensorType>(v.getType());
@@ -196,6 +202,19 @@ std::optional<SmallVector<Value>> Partitioner::hostElements(Value v) {
   for (const APInt &e : dense.getValues<APInt>())
     elements.push_back(index(e.getSExtValue(), constant.getLoc()));
   return hostValues[v] = elements;
+}
+
+std::optional<SmallVector<Value>> Partitioner::inputElements(Value v) {
+  Value input = values.lookupOrNull(v);
+  if (!isa_and_nonnull<BlockArgument>(input) || !isHostType(v.getType()) ||
+      cast<RankedTensorType>(v.getType()).getRank() > 1)
+    return std::nullopt;
+  auto read = plan::InputValuesOp::create(
+      builder, v.getLoc(),
+      SmallVector<Type>(cast<RankedTensorType>(v.getType()).getNumElements(),
+                        builder.getIndexType()),
+      input);
+  return SmallVector<Value>(read.getValues());
 }
 
 bool Partitioner::evaluateOnHost(Operation *op) {
@@ -346,11 +365,24 @@ static MemRefType memrefOf(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
+/// Whether operand `operand` of a kernel is a constant shape operand (a
+/// Slice's bounds): the kernel gets it as a constant, so what depends on it
+/// folds there, instead of reading it from a weight.
+static bool inlinedIntoKernel(OpOperand &operand) {
+  auto contract = dyn_cast<ShapeContract>(operand.getOwner());
+  return contract && contract.isShapeOperand(operand.getOperandNumber()) &&
+         operand.get().getDefiningOp<ConstantOp>();
+}
+
 std::string Partitioner::createKernel(Operation *op) {
   std::string symbol = "tessel_k" + std::to_string(nextKernel++);
   SmallVector<Type> argTypes;
-  for (Value v : op->getOperands())
-    argTypes.push_back(memrefOf(v.getType()));
+  SmallVector<Value> passed;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!inlinedIntoKernel(operand)) {
+      argTypes.push_back(memrefOf(operand.get().getType()));
+      passed.push_back(operand.get());
+    }
   for (Type t : op->getResultTypes())
     argTypes.push_back(memrefOf(t));
   OpBuilder kb(op->getContext());
@@ -360,7 +392,11 @@ std::string Partitioner::createKernel(Operation *op) {
   Block *body = func.addEntryBlock();
   kb.setInsertionPointToStart(body);
   IRMapping map;
-  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+  for (OpOperand &operand : op->getOpOperands())
+    if (inlinedIntoKernel(operand))
+      map.map(operand.get(),
+              kb.clone(*operand.get().getDefiningOp())->getResult(0));
+  for (auto [i, v] : llvm::enumerate(passed))
     map.map(v, bufferization::ToTensorOp::create(kb, op->getLoc(),
                                                  v.getType(),
                                                  body->getArgument(i),
@@ -370,7 +406,7 @@ std::string Partitioner::createKernel(Operation *op) {
   for (OpResult result : clone->getResults()) {
     auto store = bufferization::MaterializeInDestinationOp::create(
         kb, op->getLoc(), TypeRange{}, result,
-        body->getArgument(op->getNumOperands() + result.getResultNumber()));
+        body->getArgument(passed.size() + result.getResultNumber()));
     store.setRestrict(true);
     store.setWritable(true);
   }
@@ -383,8 +419,10 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
   if (failed(extents))
     return failure();
   SmallVector<Value> args, resultDynamicDims;
-  for (Value v : op->getOperands()) {
-    FailureOr<Value> arg = planValue(v, op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (inlinedIntoKernel(operand))
+      continue;
+    FailureOr<Value> arg = planValue(operand.get(), op);
     if (failed(arg))
       return failure();
     args.push_back(*arg);

@@ -141,8 +141,10 @@ FailureOr<Dim> PlanSerializer::dimOf(Value index, Operation *user) {
   if (it != dims.end())
     return it->second;
   APInt c;
-  if (matchPattern(index, m_ConstantInt(&c)))
-    return dims[index] = Dim{c.getSExtValue(), ""};
+  if (matchPattern(index, m_ConstantInt(&c))) // an i1 `true` is 1, not -1
+    return dims[index] = Dim{c.getBitWidth() == 1 ? int64_t(c.getZExtValue())
+                                                  : c.getSExtValue(),
+                             ""};
   return user->emitError("internal compiler error: an extent of this op is "
                          "defined by no input and no shape instruction");
 }
@@ -346,8 +348,23 @@ LogicalResult PlanSerializer::addArith(Operation *op) {
           .Case<arith::CeilDivSIOp>([](auto) { return ShapeInstr::Kind::CeilDiv; })
           .Case<arith::MinSIOp>([](auto) { return ShapeInstr::Kind::Min; })
           .Case<arith::MaxSIOp>([](auto) { return ShapeInstr::Kind::Max; })
+          .Case<arith::CmpIOp>([](arith::CmpIOp cmp) {
+            return cmp.getPredicate() == arith::CmpIPredicate::slt
+                       ? std::optional(ShapeInstr::Kind::Lt)
+                       : std::nullopt;
+          })
           .Default([](auto) { return std::nullopt; });
-  if (!kind || !op->getResult(0).getType().isIndex())
+  // A comparison's 0/1 used as an index is the same value.
+  if (auto cast = dyn_cast<arith::IndexCastUIOp>(op);
+      cast && cast.getIn().getType().isInteger(1)) {
+    FailureOr<Dim> in = dimOf(cast.getIn(), op);
+    if (failed(in))
+      return failure();
+    dims[cast.getResult()] = *in;
+    return success();
+  }
+  if (!kind ||
+      !llvm::all_of(op->getOperandTypes(), [](Type t) { return t.isIndex(); }))
     return unsupported(op);
   return success(succeeded(addShapeOp(op, *kind, op->getOperands())));
 }

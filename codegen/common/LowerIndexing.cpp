@@ -84,13 +84,21 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
     Value init = emptyResult(rewriter, op);
     Value input = op.getInput();
     int64_t rank = op.getType().getRank();
-    // The first index of each sliced axis, from the input's extent.
+    // The first index of each sliced axis, from the input's extent and the
+    // bounds' values (constants fold).
     SmallVector<Value> first(rank);
     SmallVector<int64_t> step(rank, 1);
-    for (auto [axis, start, end, k] : llvm::zip(
-             op.getAxes(), op.getStarts(), op.getEnds(), op.getSteps())) {
+    auto bound = [&](Value bounds, int64_t i) -> Value {
+      Value at = arith::ConstantIndexOp::create(rewriter, loc, i);
+      Value v = tensor::ExtractOp::create(rewriter, loc, bounds, at);
+      return rewriter.createOrFold<arith::IndexCastOp>(
+          loc, rewriter.getIndexType(), v);
+    };
+    for (auto [i, axis, k] : llvm::enumerate(op.getAxes(), op.getSteps())) {
       Value n = tensor::DimOp::create(rewriter, loc, input, axis);
-      first[axis] = sliceRange(rewriter, loc, n, start, end, k).first;
+      first[axis] = sliceRange(rewriter, loc, n, bound(op.getStarts(), i),
+                               bound(op.getEnds(), i), k)
+                        .first;
       step[axis] = k;
     }
     auto id = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());

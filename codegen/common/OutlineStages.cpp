@@ -79,16 +79,44 @@ LogicalResult hoistAllocations(func::FuncOp func) {
   return success();
 }
 
+/// The arguments of `func` that some op writes (the kernel's results and
+/// workspaces); the others are read-only inputs.
+llvm::SmallPtrSet<Value, 8> writtenArguments(func::FuncOp func) {
+  llvm::SmallPtrSet<Value, 8> written;
+  func.walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      // An op without the interface may write any operand.
+      for (Value v : op->getOperands())
+        written.insert(v);
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &e : list)
+      if (isa<MemoryEffects::Write>(e.getEffect()) && e.getValue())
+        written.insert(e.getValue());
+  });
+  return written;
+}
+
 /// Whether `op` is a stage of its own: it (or its body) touches memory.
-bool isStage(Operation &op) {
+/// A scalar load from a read-only argument is not (a Slice's bound read in
+/// the kernel): every stage that uses it loads it again.
+bool isStage(Operation &op, const llvm::SmallPtrSet<Value, 8> &written) {
   if (op.hasTrait<OpTrait::IsTerminator>())
     return false;
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return !isa<BlockArgument>(load.getMemRef()) ||
+           written.contains(load.getMemRef());
   return !isMemoryEffectFree(&op) || op.getNumRegions() > 0;
 }
 
 /// Splits `func` into one function per stage op.
 LogicalResult splitStages(func::FuncOp func) {
   Block &entry = func.getBody().front();
+  llvm::SmallPtrSet<Value, 8> written = writtenArguments(func);
+  auto isStage = [&](Operation &op) { return ::isStage(op, written); };
   SmallVector<Operation *> stages;
   for (Operation &op : entry)
     if (isStage(op))

@@ -49,6 +49,12 @@ public:
   Value max(Value x, Value y) {
     return b.createOrFold<arith::MaxSIOp>(loc, x, y);
   }
+  /// 1 if x < y, else 0 (as an index).
+  Value lessThan(Value x, Value y) {
+    Value c =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, y);
+    return b.createOrFold<arith::IndexCastUIOp>(loc, b.getIndexType(), c);
+  }
   Value product(ArrayRef<Value> values) {
     Value p = constant(1);
     for (Value v : values)
@@ -508,12 +514,15 @@ GatherOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
 //===----------------------------------------------------------------------===//
 
 std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
-                                           int64_t start, int64_t end,
+                                           Value start, Value end,
                                            int64_t step) {
   ShapeBuilder s(b, loc);
-  // Negative bounds count from the end; whether one is negative is known.
-  Value first = start < 0 ? s.add(s.constant(start), n) : s.constant(start);
-  Value last = end < 0 ? s.add(s.constant(end), n) : s.constant(end);
+  // A negative bound counts from the end: bound + n * (bound < 0), which
+  // never overflows where a select of bound + n would (end = INT64_MAX).
+  auto fromEnd = [&](Value bound) {
+    return s.add(bound, s.mul(n, s.lessThan(bound, s.constant(0))));
+  };
+  Value first = fromEnd(start), last = fromEnd(end);
   Value zero = s.constant(0);
   if (step > 0) {
     first = s.min(s.max(first, zero), n);
@@ -528,14 +537,22 @@ std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
   return {first, s.max(extent, zero)};
 }
 
+bool SliceOp::isShapeOperand(unsigned index) { return index == 1 || index == 2; }
+
 LogicalResult SliceOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                                           SmallVectorImpl<Dims> &results,
                                           SmallVectorImpl<ShapeAssumption> &) {
   ShapeBuilder s(b, getLoc());
+  std::optional<ArrayRef<Value>> starts = operands.values(1),
+                                 ends = operands.values(2);
+  if (!starts || !ends)
+    return emitError() << describeLoc(getLoc())
+                       << ": the slice bounds must be constants, model "
+                          "inputs or computed from shapes";
   Dims dims = operands[0];
-  for (auto [axis, start, end, step] :
-       llvm::zip(getAxes(), getStarts(), getEnds(), getSteps()))
-    dims[axis] = sliceRange(b, getLoc(), operands[0][axis], start, end, step)
+  for (auto [i, axis, step] : llvm::enumerate(getAxes(), getSteps()))
+    dims[axis] = sliceRange(b, getLoc(), operands[0][axis], (*starts)[i],
+                            (*ends)[i], step)
                      .second;
   addResult(s, getResult(), std::move(dims), results);
   return success();

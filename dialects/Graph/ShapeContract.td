@@ -35,6 +35,13 @@ def Tessel_ShapeContract : OpInterface<"ShapeContract"> {
            "const ::tessel::ShapeOperands &":$operands,
            "::llvm::SmallVectorImpl<::llvm::SmallVector<::mlir::Value>> &":$results,
            "::llvm::SmallVectorImpl<::tessel::ShapeAssumption> &":$assumptions)>,
+    InterfaceMethod<[{
+      Whether operand `index` gives extents by its values (a Slice's
+      bounds, an Expand's shape): a small int64 tensor whose elements the
+      contract reads. Callers pass its elements where they know them, and a
+      kernel gets it as a constant when it is one.
+    }], "bool", "isShapeOperand", (ins "unsigned":$index), [{}],
+      /*defaultImplementation=*/[{ return false; }]>,
   ];
 }
 

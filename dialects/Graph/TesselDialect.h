@@ -38,12 +38,13 @@ int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
 std::pair<int64_t, int64_t> sliceRange(int64_t n, int64_t start, int64_t end,
                                        int64_t step);
 
-/// The same as index values built with `b` at `loc`, for an extent `n` known
-/// only at run time (constants fold).
+/// The same as index values built with `b` at `loc`, for an extent `n` and
+/// bounds `start`, `end` that may be known only at run time (constants
+/// fold).
 std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
                                                mlir::Location loc, mlir::Value n,
-                                               int64_t start, int64_t end,
-                                               int64_t step);
+                                               mlir::Value start,
+                                               mlir::Value end, int64_t step);
 
 /// Name of the function attribute that lists the names of the symbolic dims
 /// of each function argument: an array (one per argument) of arrays of

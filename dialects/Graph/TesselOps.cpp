@@ -689,28 +689,48 @@ std::pair<int64_t, int64_t> tessel::sliceRange(int64_t n, int64_t start,
   return {start, start > end ? (start - end - step - 1) / -step : 0};
 }
 
+/// The elements of `v` when it is an integer constant.
+static std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  DenseIntElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)))
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &e : dense.getValues<APInt>())
+    out.push_back(e.getSExtValue());
+  return out;
+}
+
 LogicalResult SliceOp::verify() {
   RankedTensorType in = rankedType(getInput());
-  size_t count = getAxes().size();
-  if (getStarts().size() != count || getEnds().size() != count ||
-      getSteps().size() != count)
+  int64_t count = getAxes().size();
+  if (rankedType(getStarts()).getDimSize(0) != count ||
+      rankedType(getEnds()).getDimSize(0) != count ||
+      static_cast<int64_t>(getSteps().size()) != count)
     return emitOpError("starts, ends, axes and steps differ in length");
   if (getType().getElementType() != in.getElementType())
     return emitOpError("result element type differs from the input's");
+  std::optional<SmallVector<int64_t>> starts = constantInts(getStarts()),
+                                      ends = constantInts(getEnds());
   SmallVector<int64_t> expected(in.getShape());
-  for (size_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     int64_t axis = getAxes()[i], step = getSteps()[i];
     if (axis < 0 || axis >= in.getRank() ||
         llvm::count(getAxes(), axis) != 1)
       return emitOpError("axis ") << axis << " is out of range or repeated";
     if (step == 0)
       return emitOpError("step 0 on axis ") << axis;
-    if (!in.isDynamicDim(axis))
-      expected[axis] =
-          sliceRange(in.getDimSize(axis), getStarts()[i], getEnds()[i], step)
-              .second;
+    expected[axis] = in.isDynamicDim(axis) || !starts || !ends
+                         ? ShapedType::kDynamic
+                         : sliceRange(in.getDimSize(axis), (*starts)[i],
+                                      (*ends)[i], step)
+                               .second;
   }
-  return checkShape(*this, getType(), expected, "result");
+  // A result dim may stay dynamic where the extent became known later
+  // (bounds that folded after import); the contract computes it then.
+  return checkShape(*this, getType(), expected, "result",
+                    [](int64_t dim, int64_t implied) {
+                      return dim == implied || ShapedType::isDynamic(dim);
+                    });
 }
 
 //===----------------------------------------------------------------------===//

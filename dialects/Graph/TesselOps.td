@@ -31,10 +31,14 @@ def Tessel_Dialect : Dialect {
 
 // Every op declares its shape contract (ShapeContract.td): an op without
 // one does not build.
-class Tessel_Op<string mnemonic, list<Trait> traits = []>
+// `contractMethods` lists the optional contract methods the op defines
+// (isShapeOperand).
+class Tessel_Op<string mnemonic, list<Trait> traits = [],
+                list<string> contractMethods = []>
     : Op<Tessel_Dialect, mnemonic,
          !listconcat(traits, [Pure,
-                              DeclareOpInterfaceMethods<Tessel_ShapeContract>])>;
+                              DeclareOpInterfaceMethods<Tessel_ShapeContract,
+                                                        contractMethods>])>;
 
 def Tessel_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Tessel_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
@@ -364,7 +368,7 @@ def Tessel_CastOp : Tessel_Op<"cast"> {
   let hasFolder = 1;
 }
 
-def Tessel_SliceOp : Tessel_Op<"slice"> {
+def Tessel_SliceOp : Tessel_Op<"slice", [], ["isShapeOperand"]> {
   let summary = "A strided slice of some axes (ONNX Slice)";
   let description = [{
     For each listed axis: elements start, start + step, ... up to end
@@ -372,14 +376,25 @@ def Tessel_SliceOp : Tessel_Op<"slice"> {
     time: a negative start or end counts from the end, both are clamped into
     the axis (to [0, n] for a positive step, start to [0, n-1] and end to
     [-1, n-1] for a negative one), and an empty range gives extent 0.
-    `starts`, `ends`, `axes` (normalized, 0 <= axis < rank, unique) and
-    `steps` (non-zero) have one entry per sliced axis.
+    `starts` and `ends` are int64 tensors, read at run time unless they are
+    constants (exporters compute them from shapes); `axes` (normalized,
+    0 <= axis < rank, unique) and `steps` (non-zero) are attributes. All
+    four have one entry per sliced axis. A sliced dim is static when its
+    input dim and both bounds are constants, else dynamic.
+
+    ```mlir
+    %y = tessel.slice %x[%starts, %ends] {axes = array<i64: 1>, steps = array<i64: 1>}
+        : (tensor<2x?xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x?xf32>
+    ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
-                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$axes,
+  let arguments = (ins AnyRankedTensor:$input, 1DTensorOf<[I64]>:$starts,
+                   1DTensorOf<[I64]>:$ends, DenseI64ArrayAttr:$axes,
                    DenseI64ArrayAttr:$steps);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input `[` $starts `,` $ends `]` attr-dict `:`
+    functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 

@@ -147,6 +147,7 @@ struct ShapeOp {
     Mod = 5,      ///< a - b * floor(a / b)
     Min = 6,
     Max = 7,
+    Lt = 8, ///< 1 if a < b else 0 (format 3.1)
     /// results[i] = element i of the host copy of input `input`, which is an
     /// int64 tensor of static shape [results.size()] (or a scalar when there
     /// is one result). No operands.

@@ -186,6 +186,8 @@ private:
       return name = "Min", true;
     case ShapeOp::Kind::Max:
       return name = "Max", true;
+    case ShapeOp::Kind::Lt:
+      return name = "Lt", true;
     case ShapeOp::Kind::InputValues:
       return name = "InputValues", true;
     case ShapeOp::Kind::Reshape:

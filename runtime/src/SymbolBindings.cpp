@@ -136,6 +136,8 @@ const char *kindName(Kind kind) {
     return "Min";
   case Kind::Max:
     return "Max";
+  case Kind::Lt:
+    return "Lt";
   case Kind::InputValues:
     return "InputValues";
   case Kind::Reshape:
@@ -199,6 +201,8 @@ bool arithmetic(Kind kind, int64_t a, int64_t b, int64_t &out,
     return out = a < b ? a : b, true;
   case Kind::Max:
     return out = a > b ? a : b, true;
+  case Kind::Lt:
+    return out = a < b ? 1 : 0, true;
   default:
     return why = "is not arithmetic", false;
   }
@@ -223,6 +227,8 @@ std::string expression(Kind kind, int64_t a, int64_t b) {
     return "min(" + str(a) + ", " + str(b) + ")";
   case Kind::Max:
     return "max(" + str(a) + ", " + str(b) + ")";
+  case Kind::Lt:
+    return "(" + str(a) + " < " + str(b) + ")";
   default:
     return kindName(kind);
   }
@@ -353,8 +359,8 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
   }
 
   default: {
-    // The binary arithmetic kinds are 0..7 (validate() rejects the rest).
-    if (static_cast<uint32_t>(op.kind) > static_cast<uint32_t>(Kind::Max) ||
+    // The binary arithmetic kinds are 0..8 (validate() rejects the rest).
+    if (static_cast<uint32_t>(op.kind) > static_cast<uint32_t>(Kind::Lt) ||
         operands.size() != 2 || op.results.size() != 1)
       break;
     int64_t result;

@@ -9,6 +9,8 @@
 
 #include "frontend/onnx/ImportContext.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::onnx_import;
@@ -157,19 +159,38 @@ LogicalResult importGather(NodeContext &n) {
   return success();
 }
 
-/// Slice: starts/ends/axes as attributes before opset 10, then constant
-/// inputs with optional axes and steps (exporters compute them from static
-/// dims, which fold while importing).
+/// The elements of `v` when it is an integer constant.
+std::optional<SmallVector<int64_t>> constantValues(Value v) {
+  DenseIntElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)))
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &e : dense.getValues<APInt>())
+    out.push_back(e.getSExtValue());
+  return out;
+}
+
+/// A 1-D int64 tensor of `values`.
+Value int64Constant(NodeContext &n, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, n.b.getI64Type());
+  return ConstantOp::create(n.b, n.loc, type,
+                            DenseIntElementsAttr::get(type, values));
+}
+
+/// Slice: starts/ends/axes as attributes before opset 10, then inputs with
+/// optional axes and steps. Starts and ends may be computed at run time
+/// (from shapes, or model inputs); axes and steps must be constants.
 LogicalResult importSlice(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
   RankedTensorType xt = n.inputType(0);
   int64_t rank = xt.getRank();
-  SmallVector<int64_t> starts, ends, axes, steps;
+  SmallVector<int64_t> axes, steps;
+  Value starts, ends;
   if (n.opset < 10) {
-    starts = n.getInts("starts");
-    ends = n.getInts("ends");
+    starts = int64Constant(n, n.getInts("starts"));
+    ends = int64Constant(n, n.getInts("ends"));
     axes = n.getInts("axes");
   } else {
     auto read = [&](int i, const char *what, SmallVector<int64_t> &out) {
@@ -181,21 +202,43 @@ LogicalResult importSlice(NodeContext &n) {
       out = *v;
       return success();
     };
-    if (failed(read(1, "starts", starts)) || failed(read(2, "ends", ends)) ||
-        failed(read(3, "axes", axes)) || failed(read(4, "steps", steps)))
+    if (failed(read(3, "axes", axes)) || failed(read(4, "steps", steps)))
+      return failure();
+    // The bounds as int64 tensors (ONNX allows int32 too).
+    auto bounds = [&](int i) -> Value {
+      Value v = n.input(i);
+      if (!v)
+        return {};
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getRank() != 1 || !t.hasStaticShape()) {
+        (void)n.error("input " + Twine(i) + " must be a 1-D tensor of " +
+                      "static length");
+        return {};
+      }
+      if (!t.getElementType().isInteger(64))
+        v = n.b.createOrFold<CastOp>(n.loc, t.clone(n.b.getI64Type()), v,
+                                     false, false);
+      return v;
+    };
+    starts = bounds(1);
+    ends = bounds(2);
+    if (!starts || !ends)
       return failure();
   }
-  if (starts.size() != ends.size())
+  int64_t count = cast<RankedTensorType>(starts.getType()).getDimSize(0);
+  if (cast<RankedTensorType>(ends.getType()).getDimSize(0) != count)
     return n.error("starts and ends differ in length");
   if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
+    for (int64_t i = 0; i < count; ++i)
       axes.push_back(i);
   if (steps.empty())
-    steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size())
+    steps.assign(count, 1);
+  if (int64_t(axes.size()) != count || int64_t(steps.size()) != count)
     return n.error("starts, ends, axes and steps differ in length");
+  std::optional<SmallVector<int64_t>> startValues = constantValues(starts),
+                                      endValues = constantValues(ends);
   SmallVector<int64_t> shape(xt.getShape());
-  for (size_t i = 0; i < axes.size(); ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     int64_t &axis = axes[i];
     if (failed(normalizeAxis(n, axis, rank)))
       return failure();
@@ -203,9 +246,11 @@ LogicalResult importSlice(NodeContext &n) {
       return n.error("axis " + Twine(axis) + " is repeated");
     if (steps[i] == 0)
       return n.error("step 0 on axis " + Twine(axis));
-    if (!xt.isDynamicDim(axis))
-      shape[axis] =
-          sliceRange(xt.getDimSize(axis), starts[i], ends[i], steps[i]).second;
+    shape[axis] = xt.isDynamicDim(axis) || !startValues || !endValues
+                      ? ShapedType::kDynamic
+                      : sliceRange(xt.getDimSize(axis), (*startValues)[i],
+                                   (*endValues)[i], steps[i])
+                            .second;
   }
   auto type = RankedTensorType::get(shape, xt.getElementType());
   n.setOutput(0, SliceOp::create(n.b, n.loc, type, x, starts, ends, axes,

@@ -132,6 +132,37 @@ func.func @single(%arg0: memref<6xf32>) {
 
 // -----
 
+// A scalar read from an argument no stage writes (a Slice's bound) is not a
+// stage: each stage that uses it reads it again.
+// CHECK-LABEL: func.func @read_only_scalar_s0(
+// CHECK-SAME:    %[[A0:[^:]+]]: memref<1xi64>
+// CHECK:         %[[V:.+]] = memref.load %[[A0]]
+// CHECK:         scf.parallel
+// CHECK:           arith.addi %{{.+}}, %[[V]]
+// CHECK-LABEL: func.func @read_only_scalar_s1(
+// CHECK:         memref.load %[[A1:[^\[]+]]
+// CHECK:         scf.parallel
+// CHECK-NOT:   func.func @read_only_scalar(
+func.func @read_only_scalar(%arg0: memref<1xi64>, %arg1: memref<4xi64>, %arg2: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = memref.load %arg0[%c0] : memref<1xi64>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %x = memref.load %arg1[%i] : memref<4xi64>
+    %y = arith.addi %x, %b : i64
+    memref.store %y, %arg2[%i] : memref<4xi64>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %b, %arg1[%i] : memref<4xi64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A stage without a parallel loop (a sequential reduction) has no work dims.
 // CHECK-LABEL: func.func @serial_s0(
 // CHECK-SAME:    tessel.kernel_of = "serial"
@@ -226,11 +257,12 @@ func.func @extent_with_offset(%arg0: memref<8xf32>) {
 
 // -----
 
+// A value read from memory a stage writes cannot cross stages.
 func.func @value_across_stages(%arg0: memref<4xf32>, %arg1: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %first = memref.load %arg0[%c0] : memref<4xf32>
+  %first = memref.load %arg1[%c0] : memref<4xf32>
   // expected-error @+1 {{a stage uses a value another stage defines}}
   scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
     memref.store %first, %arg1[%i] : memref<4xf32>
