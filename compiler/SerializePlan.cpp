@@ -349,7 +349,9 @@ LogicalResult PlanSerializer::addArith(Operation *op) {
           .Case<arith::MinSIOp>([](auto) { return ShapeInstr::Kind::Min; })
           .Case<arith::MaxSIOp>([](auto) { return ShapeInstr::Kind::Max; })
           .Case<arith::CmpIOp>([](arith::CmpIOp cmp) {
-            return cmp.getPredicate() == arith::CmpIPredicate::slt
+            arith::CmpIPredicate p = cmp.getPredicate();
+            return p == arith::CmpIPredicate::slt ||
+                           p == arith::CmpIPredicate::sgt
                        ? std::optional(ShapeInstr::Kind::Lt)
                        : std::nullopt;
           })
@@ -366,7 +368,11 @@ LogicalResult PlanSerializer::addArith(Operation *op) {
   if (!kind ||
       !llvm::all_of(op->getOperandTypes(), [](Type t) { return t.isIndex(); }))
     return unsupported(op);
-  return success(succeeded(addShapeOp(op, *kind, op->getOperands())));
+  SmallVector<Value> operands(op->getOperands());
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op);
+      cmp && cmp.getPredicate() == arith::CmpIPredicate::sgt)
+    std::swap(operands[0], operands[1]); // a > b is b < a
+  return success(succeeded(addShapeOp(op, *kind, operands)));
 }
 
 LogicalResult PlanSerializer::addOutputs(func::ReturnOp op) {

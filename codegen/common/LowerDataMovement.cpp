@@ -2,13 +2,15 @@
 //
 // Ops that move data without arithmetic: linalg.transpose, concatenation as
 // insert_slice into the result, reshape as tensor.reshape (in a compiled
-// plan a reshape is a buffer view and never reaches a kernel), constants.
+// plan a reshape is a buffer view and never reaches a kernel), Expand as a
+// broadcasting copy, constants and ConstantOfShape's fill.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/GraphToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -100,6 +102,90 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// Expand: each result element reads the input at the same index, or at 0
+/// along a dim the input broadcasts. A static 1 broadcasts always (an
+/// indexing map); a dynamic dim of the input may be 1 at run time, so the
+/// body reads it at min(i, n - 1), which is i when it is not.
+struct LowerExpand : OpRewritePattern<ExpandOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    RankedTensorType type = op.getType();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank(), offset = rank - inputType.getRank();
+    int64_t count = cast<RankedTensorType>(op.getShape().getType()).getDimSize(0);
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
+    // The input dims that may broadcast at run time: dynamic, against a
+    // shape value that is not a constant 1.
+    DenseIntElementsAttr values;
+    bool constant = matchPattern(op.getShape(), m_Constant(&values));
+    SmallVector<bool> mayBroadcast(inputType.getRank(), false);
+    for (int64_t j = 0; j < inputType.getRank(); ++j) {
+      int64_t k = j + offset - (rank - count);
+      mayBroadcast[j] =
+          inputType.isDynamicDim(j) && k >= 0 &&
+          !(constant && values.getValues<APInt>()[k].isOne());
+    }
+    Value init = emptyResult(rewriter, op);
+    auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value result;
+    if (llvm::none_of(mayBroadcast, [](bool b) { return b; })) {
+      result = generic(rewriter, loc, op.getInput(), init,
+                       {broadcastMap(ctx, rank, inputType, type), identity},
+                       iterators(rank, 0),
+                       [](OpBuilder &b, Location l, ValueRange args) {
+                         yield(b, l, args[0]);
+                       });
+    } else {
+      Value input = op.getInput();
+      SmallVector<Value> last(inputType.getRank());
+      for (int64_t j = 0; j < inputType.getRank(); ++j)
+        if (mayBroadcast[j])
+          last[j] = arith::SubIOp::create(
+              rewriter, loc, tensor::DimOp::create(rewriter, loc, input, j),
+              arith::ConstantIndexOp::create(rewriter, loc, 1));
+      result = generic(
+          rewriter, loc, ValueRange{}, init, {identity}, iterators(rank, 0),
+          [&](OpBuilder &b, Location l, ValueRange) {
+            SmallVector<Value> coords;
+            for (int64_t j = 0; j < inputType.getRank(); ++j) {
+              Value i = linalg::IndexOp::create(b, l, j + offset);
+              if (!inputType.isDynamicDim(j) && inputType.getDimSize(j) == 1)
+                i = arith::ConstantIndexOp::create(b, l, 0);
+              else if (mayBroadcast[j])
+                i = arith::MinSIOp::create(b, l, i, last[j]);
+              coords.push_back(i);
+            }
+            yield(b, l, tensor::ExtractOp::create(b, l, input, coords));
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerConstantOfShape : OpRewritePattern<ConstantOfShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOfShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "value is not dense");
+    Value init = emptyResult(rewriter, op);
+    Value scalar = arith::ConstantOp::create(
+        rewriter, op.getLoc(), cast<TypedAttr>(value.getSplatValue<Attribute>()));
+    rewriter.replaceOp(
+        op, linalg::FillOp::create(rewriter, op.getLoc(), scalar, init)
+                .getResult(0));
+    return success();
+  }
+};
+
 struct LowerConstant : OpRewritePattern<ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOp op,
@@ -123,5 +209,6 @@ struct LowerIdentity : OpRewritePattern<IdentityOp> {
 
 void tessel::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerTranspose, LowerConcat, LowerReshape, LowerConstant,
-               LowerIdentity>(patterns.getContext());
+               LowerIdentity, LowerExpand, LowerConstantOfShape>(
+      patterns.getContext());
 }

@@ -10,6 +10,7 @@
 #include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -48,6 +49,12 @@ public:
   }
   Value max(Value x, Value y) {
     return b.createOrFold<arith::MaxSIOp>(loc, x, y);
+  }
+  /// c == 1 ? a : b, for c >= 0, as b + ((0 < c) - (1 < c)) * (a - b): no
+  /// select, so the shape program computes it with checked arithmetic.
+  Value ifOne(Value c, Value a, Value b) {
+    Value isOne = sub(lessThan(constant(0), c), lessThan(constant(1), c));
+    return add(b, mul(isOne, sub(a, b)));
   }
   /// 1 if x < y, else 0 (as an index).
   Value lessThan(Value x, Value y) {
@@ -535,6 +542,71 @@ std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
   last = s.min(s.max(last, s.constant(-1)), top);
   Value extent = s.ceilDiv(s.sub(first, last), s.constant(-step));
   return {first, s.max(extent, zero)};
+}
+
+//===----------------------------------------------------------------------===//
+// Expand, ConstantOfShape
+//===----------------------------------------------------------------------===//
+
+bool ExpandOp::isShapeOperand(unsigned index) { return index == 1; }
+
+LogicalResult ExpandOp::reifyShapeContract(
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  std::optional<ArrayRef<Value>> values = operands.values(1);
+  if (!values)
+    return emitError() << describeLoc(getLoc())
+                       << ": the target shape must be a constant, a model "
+                          "input or computed from shapes";
+  RankedTensorType in = typeOf(getInput());
+  int64_t count = values->size(), rank = std::max(in.getRank(), count);
+  Dims dims(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t j = i - (rank - in.getRank()), k = i - (rank - count);
+    if (k < 0) {
+      dims[i] = operands[0][j];
+      continue;
+    }
+    Value v = (*values)[k];
+    if (j < 0 || isStaticOne(in, j)) {
+      dims[i] = v; // the input's 1 broadcasts to the value
+      continue;
+    }
+    // ONNX broadcasting, with the input's dim known only at run time: the
+    // result is x == 1 ? v : x, and v must be 1 or the result.
+    Value x = operands[0][j];
+    std::string what = "value " + std::to_string(k) +
+                       " of the shape must be 1 or dim " + std::to_string(j) +
+                       " of the input";
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)) && c.isOne()) {
+      dims[i] = x;
+    } else if (matchPattern(v, m_ConstantInt(&c))) {
+      dims[i] = v;
+      assumptions.push_back({s.ifOne(x, v, x), v, what});
+    } else {
+      dims[i] = s.ifOne(x, v, x);
+      assumptions.push_back({s.ifOne(v, dims[i], v), dims[i], what});
+    }
+  }
+  addResult(s, getResult(), std::move(dims), results);
+  return success();
+}
+
+bool ConstantOfShapeOp::isShapeOperand(unsigned index) { return index == 0; }
+
+LogicalResult ConstantOfShapeOp::reifyShapeContract(
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  std::optional<ArrayRef<Value>> values = operands.values(0);
+  if (!values)
+    return emitError() << describeLoc(getLoc())
+                       << ": the shape must be a constant, a model input or "
+                          "computed from shapes";
+  addResult(s, getResult(), Dims(values->begin(), values->end()), results);
+  return success();
 }
 
 bool SliceOp::isShapeOperand(unsigned index) { return index == 1 || index == 2; }

@@ -46,6 +46,14 @@ std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
                                                mlir::Value start,
                                                mlir::Value end, int64_t step);
 
+/// The result shape of ONNX Expand of an `input` shape by `count` shape
+/// values (`values` when they are constants): numpy broadcasting, a dim
+/// dynamic where it depends on run-time values. Fails with `error` for a
+/// negative value or static dims that do not broadcast.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+expandShape(llvm::ArrayRef<int64_t> input, int64_t count,
+            std::optional<llvm::ArrayRef<int64_t>> values, std::string &error);
+
 /// Name of the function attribute that lists the names of the symbolic dims
 /// of each function argument: an array (one per argument) of arrays of
 /// strings ("" for a static dim).

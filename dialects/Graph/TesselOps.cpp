@@ -734,6 +734,95 @@ LogicalResult SliceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ExpandOp, ConstantOfShapeOp
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<int64_t>>
+tessel::expandShape(ArrayRef<int64_t> input, int64_t count,
+                    std::optional<ArrayRef<int64_t>> values,
+                    std::string &error) {
+  int64_t inRank = input.size(), rank = std::max(inRank, count);
+  SmallVector<int64_t> dims(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t j = i - (rank - inRank), k = i - (rank - count);
+    int64_t x = j >= 0 ? input[j] : 1;
+    std::optional<int64_t> v;
+    if (k >= 0 && values)
+      v = (*values)[k];
+    if (v && *v < 0) {
+      error = "shape value " + std::to_string(*v) + " is negative";
+      return failure();
+    }
+    if (k < 0 || (v && *v == 1))
+      dims[i] = x;
+    else if (x == 1 || v) {
+      if (v && !ShapedType::isDynamic(x) && x != 1 && x != *v) {
+        error = "cannot broadcast dim " + std::to_string(j) + " of extent " +
+                std::to_string(x) + " to " + std::to_string(*v);
+        return failure();
+      }
+      dims[i] = v ? *v : ShapedType::kDynamic;
+    } else {
+      dims[i] = ShapedType::isDynamic(x) ? ShapedType::kDynamic : x;
+    }
+  }
+  return dims;
+}
+
+LogicalResult ExpandOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  int64_t count = rankedType(getShape()).getDimSize(0);
+  if (ShapedType::isDynamic(count))
+    return emitOpError("shape must have a static length");
+  if (getType().getElementType() != in.getElementType())
+    return emitOpError("result element type differs from the input's");
+  std::optional<SmallVector<int64_t>> values = constantInts(getShape());
+  std::string error;
+  FailureOr<SmallVector<int64_t>> expected = expandShape(
+      in.getShape(), count,
+      values ? std::optional<ArrayRef<int64_t>>(*values) : std::nullopt,
+      error);
+  if (failed(expected))
+    return emitOpError(error);
+  return checkShape(*this, getType(), *expected, "result",
+                    [](int64_t dim, int64_t implied) {
+                      return dim == implied || ShapedType::isDynamic(dim);
+                    });
+}
+
+LogicalResult ConstantOfShapeOp::verify() {
+  auto value = getValue();
+  if (value.getNumElements() != 1 ||
+      value.getElementType() != getType().getElementType())
+    return emitOpError("value must be one element of the result's type");
+  int64_t count = rankedType(getShape()).getDimSize(0);
+  if (count != getType().getRank())
+    return emitOpError("shape has ")
+           << count << " elements for a rank-" << getType().getRank()
+           << " result";
+  if (std::optional<SmallVector<int64_t>> values = constantInts(getShape())) {
+    for (int64_t v : *values)
+      if (v < 0)
+        return emitOpError("shape value ") << v << " is negative";
+    return checkShape(*this, getType(), *values, "result",
+                      [](int64_t dim, int64_t implied) {
+                        return dim == implied || ShapedType::isDynamic(dim);
+                      });
+  }
+  return success();
+}
+
+OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
+  if (!getType().hasStaticShape())
+    return {};
+  auto value = dyn_cast<DenseElementsAttr>(getValue());
+  if (!value)
+    return {};
+  return DenseElementsAttr::get(getType(),
+                                value.getSplatValue<Attribute>());
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

@@ -398,6 +398,50 @@ def Tessel_SliceOp : Tessel_Op<"slice", [], ["isShapeOperand"]> {
   let hasVerifier = 1;
 }
 
+def Tessel_ExpandOp : Tessel_Op<"expand", [], ["isShapeOperand"]> {
+  let summary = "Broadcast to a shape given as values (ONNX Expand)";
+  let description = [{
+    numpy broadcasting of `input` with the shape `shape` (a 1-D int64
+    tensor, read at run time unless it is a constant): the result rank is
+    the larger of the two, and each result dim is the input's, or the shape
+    value where the input's dim is a static 1. Where the input's dim is not
+    a static 1, a shape value must be 1 or equal to it (checked at run
+    time). A result dim is static when it follows from static dims and
+    constant values.
+
+    ```mlir
+    %y = tessel.expand %x, %s : (tensor<?x1x8xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, 1DTensorOf<[I64]>:$shape);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $shape attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_ConstantOfShapeOp
+    : Tessel_Op<"constant_of_shape", [], ["isShapeOperand"]> {
+  let summary = "A tensor of one value, its shape given as values";
+  let description = [{
+    ONNX ConstantOfShape: every element is `value` (a one-element tensor of
+    the result's element type); the dims are the elements of `shape`, a
+    1-D int64 tensor read at run time. Folds to a splat constant when the
+    shape is a constant.
+
+    ```mlir
+    %y = tessel.constant_of_shape %s {value = dense<0.0> : tensor<1xf32>}
+        : (tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins 1DTensorOf<[I64]>:$shape, ElementsAttr:$value);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$shape attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shapes as values
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,10 @@
-//===- Shape.cpp - Shape, Gather, Slice, Unsqueeze, Squeeze ----------------===//
+//===- Shape.cpp - Shape, Gather, Slice, Unsqueeze, Squeeze, Expand ... ---===//
 //
 // The ops exporters use to compute shapes inside the graph (Shape, then
 // Gather, Unsqueeze, Concat, into a Reshape), which are also ordinary data
 // ops: Gather picks embedding rows. Unsqueeze and Squeeze only insert or
 // remove dims of extent 1, so they are reshapes to a static target (views).
+// Expand and ConstantOfShape take a shape as values (their shape operand).
 //
 //===----------------------------------------------------------------------===//
 
@@ -258,9 +259,81 @@ LogicalResult importSlice(NodeContext &n) {
   return success();
 }
 
+/// A shape operand: input `i` as a 1-D int64 tensor of static length.
+Value shapeInput(NodeContext &n, int i) {
+  Value v = n.input(i);
+  if (!v)
+    return {};
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() != 1 || !t.hasStaticShape() ||
+      !t.getElementType().isInteger(64)) {
+    (void)n.error("input " + Twine(i) +
+                  " must be a 1-D int64 tensor of static length");
+    return {};
+  }
+  return v;
+}
+
+/// Expand-8: numpy broadcasting to a shape given as values.
+LogicalResult importExpand(NodeContext &n) {
+  Value x = n.input(0), shape = shapeInput(n, 1);
+  if (!x || !shape)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
+  std::optional<SmallVector<int64_t>> values = constantValues(shape);
+  std::string error;
+  FailureOr<SmallVector<int64_t>> dims = expandShape(
+      xt.getShape(), count,
+      values ? std::optional<ArrayRef<int64_t>>(*values) : std::nullopt,
+      error);
+  if (failed(dims))
+    return n.error(error);
+  auto type = RankedTensorType::get(*dims, xt.getElementType());
+  n.setOutput(0, ExpandOp::create(n.b, n.loc, type, x, shape));
+  return success();
+}
+
+/// ConstantOfShape-9: a tensor of `value` (default float 0) of the shape
+/// given as values.
+LogicalResult importConstantOfShape(NodeContext &n) {
+  Value shape = shapeInput(n, 0);
+  if (!shape)
+    return failure();
+  DenseElementsAttr value;
+  int32_t onnxType = onnx::TensorProto::FLOAT;
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    FailureOr<DenseElementsAttr> t = n.ctx.tensorAttr(a->t(), n.loc);
+    if (failed(t))
+      return failure();
+    if (t->getNumElements() != 1)
+      return n.error("value must have one element");
+    value = *t;
+    onnxType = a->t().data_type();
+  } else {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({1}, n.b.getF32Type()), 0.0f);
+  }
+  value = value.reshape(RankedTensorType::get({1}, value.getElementType()));
+  int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
+  SmallVector<int64_t> dims(count, ShapedType::kDynamic);
+  if (std::optional<SmallVector<int64_t>> values = constantValues(shape)) {
+    for (int64_t v : *values)
+      if (v < 0)
+        return n.error("shape value " + Twine(v) + " is negative");
+    dims = *values;
+  }
+  auto type = RankedTensorType::get(dims, value.getElementType());
+  n.setOutput(0, ConstantOfShapeOp::create(n.b, n.loc, type, shape, value),
+              onnxType);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerShapeOps(OpRegistry &r) {
+  r.add("Expand", 8, importExpand);
+  r.add("ConstantOfShape", 9, importConstantOfShape);
   // Shape-15 adds start and end; they default to the whole shape.
   r.add("Shape", 1, importShape);
   // Gather-11 allows negative indices, which the kernel handles at any
