@@ -3,7 +3,8 @@
 // Contractions become a linalg.generic with a trailing reduction loop nest
 // whose init holds the bias (or zero): numpy matmul with broadcast batch
 // dims, Gemm with transposes and alpha/beta, and N-d grouped, strided,
-// dilated convolution over a zero-padded input.
+// dilated convolution over a zero-padded input. Sums are kept in the op's
+// accumulator type (f32 for f16/bf16 elements) and rounded once at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,20 +18,62 @@ using namespace tessel::lowering;
 
 namespace {
 
-/// acc + a * b (optionally scaled by alpha) as the body of a contraction.
+/// `v` converted to the wider type `to` (an accumulator).
+Value widen(OpBuilder &b, Location l, Value v, Type to) {
+  if (v.getType() == to)
+    return v;
+  if (isa<FloatType>(to))
+    return arith::ExtFOp::create(b, l, to, v);
+  return arith::ExtSIOp::create(b, l, to, v);
+}
+
+/// acc + a * b (optionally scaled by alpha) as the body of a contraction,
+/// in the accumulator's type (args[2]).
 void multiplyAccumulate(OpBuilder &b, Location l, ValueRange args,
                         double alpha = 1.0) {
+  Type acc = args[2].getType();
+  Value x = widen(b, l, args[0], acc), y = widen(b, l, args[1], acc);
   Value prod;
-  if (isa<FloatType>(args[0].getType())) {
-    prod = arith::MulFOp::create(b, l, args[0], args[1]);
+  if (isa<FloatType>(acc)) {
+    prod = arith::MulFOp::create(b, l, x, y);
     if (alpha != 1.0)
       prod = arith::MulFOp::create(b, l, prod,
                                    scalar(b, l, prod.getType(), alpha));
     yield(b, l, arith::AddFOp::create(b, l, args[2], prod));
     return;
   }
-  prod = arith::MulIOp::create(b, l, args[0], args[1]);
+  prod = arith::MulIOp::create(b, l, x, y);
   yield(b, l, arith::AddIOp::create(b, l, args[2], prod));
+}
+
+/// The init of a contraction's sums: `result` (the op's empty result)
+/// retyped to the accumulator when that differs.
+Value accumulatorInit(OpBuilder &b, Location loc, Value result, Type acc) {
+  auto type = cast<RankedTensorType>(result.getType());
+  if (type.getElementType() == acc)
+    return result;
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, result),
+                                 acc)
+      .getResult();
+}
+
+/// The sums rounded to the element type of `result` (an empty tensor of the
+/// op's result type), once; `sums` itself when it has that type.
+Value roundSums(OpBuilder &b, Location loc, Value sums, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  Type element = type.getElementType();
+  if (cast<RankedTensorType>(sums.getType()).getElementType() == element)
+    return sums;
+  auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  return generic(b, loc, sums, result, {id, id}, iterators(type.getRank()),
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value v = isa<FloatType>(element)
+                                 ? arith::TruncFOp::create(nb, l, element, a[0])
+                                       .getResult()
+                                 : arith::TruncIOp::create(nb, l, element, a[0])
+                                       .getResult();
+                   yield(nb, l, v);
+                 });
 }
 
 struct LowerMatMul : OpRewritePattern<MatMulOp> {
@@ -77,7 +120,10 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     for (int64_t i = 0; i < rank; ++i)
       outExprs.push_back(d(i));
 
-    Value init = fill(rewriter, loc, emptyResult(rewriter, op), 0.0);
+    Value empty = emptyResult(rewriter, op);
+    Value init = fill(
+        rewriter, loc,
+        accumulatorInit(rewriter, loc, empty, op.getAccumulatorType()), 0.0);
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, lhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, rhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, outExprs, ctx)};
@@ -86,7 +132,7 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
                 iterators(rank, 1), [](OpBuilder &b, Location l, ValueRange a) {
                   multiplyAccumulate(b, l, a);
                 });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, roundSums(rewriter, loc, result, empty));
     return success();
   }
 };
@@ -102,7 +148,9 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
     RankedTensorType type = op.getType();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     bool transA = op.getTransA(), transB = op.getTransB();
-    Value init = emptyResult(rewriter, op); // M from A, N from B
+    Value empty = emptyResult(rewriter, op); // M from A, N from B
+    Type acc = op.getAccumulatorType();
+    Value init = accumulatorInit(rewriter, loc, empty, acc);
     double beta = op.getBeta().convertToDouble();
     if (Value c = op.getC(); c && beta != 0.0) {
       auto cType = cast<RankedTensorType>(c.getType());
@@ -110,7 +158,7 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
       init = generic(rewriter, loc, c, init,
                      {broadcastMap(ctx, 2, cType, type), id}, iterators(2),
                      [&](OpBuilder &b, Location l, ValueRange a) {
-                       Value v = a[0];
+                       Value v = widen(b, l, a[0], acc);
                        if (beta != 1.0)
                          v = arith::MulFOp::create(
                              b, l, v, scalar(b, l, v.getType(), beta));
@@ -135,7 +183,7 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
                            [&](OpBuilder &b, Location l, ValueRange a) {
                              multiplyAccumulate(b, l, a, alpha);
                            });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, roundSums(rewriter, loc, result, empty));
     return success();
   }
 };
@@ -178,13 +226,17 @@ struct LowerConv : OpRewritePattern<ConvOp> {
       outExprs.push_back(o);
     }
 
-    Value init = emptyResult(rewriter, op); // the batch from the input
+    Value empty = emptyResult(rewriter, op); // the batch from the input
+    Type acc = op.getAccumulatorType();
+    Value init = accumulatorInit(rewriter, loc, empty, acc);
     if (Value bias = op.getBias()) {
       auto biasMap = AffineMap::get(type.getRank(), 0, d(1), ctx);
       auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-      init = generic(
-          rewriter, loc, bias, init, {biasMap, id}, iterators(type.getRank()),
-          [](OpBuilder &b, Location l, ValueRange a) { yield(b, l, a[0]); });
+      init = generic(rewriter, loc, bias, init, {biasMap, id},
+                     iterators(type.getRank()),
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       yield(b, l, widen(b, l, a[0], acc));
+                     });
     } else {
       init = fill(rewriter, loc, init, 0.0);
     }
@@ -196,7 +248,7 @@ struct LowerConv : OpRewritePattern<ConvOp> {
                            [](OpBuilder &b, Location l, ValueRange a) {
                              multiplyAccumulate(b, l, a);
                            });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, roundSums(rewriter, loc, result, empty));
     return success();
   }
 };

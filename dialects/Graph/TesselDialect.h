@@ -46,6 +46,10 @@ std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
                                                mlir::Value start,
                                                mlir::Value end, int64_t step);
 
+/// The accumulator a contraction of `element`s uses by default: f32 for
+/// f16 and bf16, i32 for 8- and 16-bit integers, else `element`.
+mlir::Type defaultAccumulatorType(mlir::Type element);
+
 /// The result shape of ONNX Expand of an `input` shape by `count` shape
 /// values (`values` when they are constants): numpy broadcasting, a dim
 /// dynamic where it depends on run-time values. Fails with `error` for a

@@ -155,7 +155,42 @@ LogicalResult SoftmaxOp::verify() {
 // MatMulOp, GemmOp
 //===----------------------------------------------------------------------===//
 
+Type tessel::defaultAccumulatorType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  if (auto i = dyn_cast<IntegerType>(element);
+      i && i.getWidth() > 1 && i.getWidth() < 32)
+    return IntegerType::get(element.getContext(), 32);
+  return element;
+}
+
+template <typename Op> static Type accumulatorOf(Op op) {
+  if (TypeAttr acc = op.getAccTypeAttr())
+    return acc.getValue();
+  return defaultAccumulatorType(getElementTypeOrSelf(op.getType()));
+}
+Type MatMulOp::getAccumulatorType() { return accumulatorOf(*this); }
+Type GemmOp::getAccumulatorType() { return accumulatorOf(*this); }
+Type ConvOp::getAccumulatorType() { return accumulatorOf(*this); }
+
+/// An accumulator of the element type's kind, at least as wide.
+static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
+  if (!acc)
+    return success();
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  Type t = acc.getValue();
+  bool sameKind = (isa<FloatType>(element) && isa<FloatType>(t)) ||
+                  (isa<IntegerType>(element) && isa<IntegerType>(t));
+  if (!sameKind || !t.isIntOrFloat() ||
+      t.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
+    return op->emitOpError("accumulator type ")
+           << t << " cannot hold sums of " << element;
+  return success();
+}
+
 LogicalResult MatMulOp::verify() {
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+    return failure();
   RankedTensorType lhs = rankedType(getLhs()), rhs = rankedType(getRhs());
   if (lhs.getRank() < 1 || rhs.getRank() < 1)
     return emitOpError("operands must have rank >= 1");
@@ -194,6 +229,8 @@ LogicalResult MatMulOp::verify() {
 }
 
 LogicalResult GemmOp::verify() {
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+    return failure();
   RankedTensorType a = rankedType(getA()), b = rankedType(getB());
   if (a.getRank() != 2 || b.getRank() != 2)
     return emitOpError("A and B must have rank 2");
@@ -250,6 +287,8 @@ static LogicalResult verifyWindow(Operation *op, int64_t spatial,
 }
 
 LogicalResult ConvOp::verify() {
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+    return failure();
   RankedTensorType in = rankedType(getInput()), w = rankedType(getWeight());
   int64_t rank = in.getRank();
   if (rank < 3 || w.getRank() != rank)

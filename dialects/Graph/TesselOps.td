@@ -151,21 +151,42 @@ def Tessel_SoftmaxOp : Tessel_Op<"softmax", [SameOperandsAndResultType]> {
 // Contractions
 //===----------------------------------------------------------------------===//
 
+// The accumulator of a contraction: `acc_type` where set (a precision pass
+// chooses it), else the default for the element type: f32 for f16 and
+// bf16, i32 for 8- and 16-bit integers, the element type otherwise. The
+// verifier requires an accumulator of the element type's kind and at least
+// its width.
+defvar Tessel_AccumulatorType = [{
+  /// The type products are summed in.
+  mlir::Type getAccumulatorType();
+}];
+
 def Tessel_MatMulOp : Tessel_Op<"matmul", [SameOperandsAndResultElementType]> {
   let summary = "numpy matmul (ONNX MatMul), batch dims broadcast";
-  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs);
+  let description = [{
+    Products are summed in `acc_type` (see Tessel_AccumulatorType) and the
+    sums rounded to the result's element type once.
+  }];
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
+                   OptionalAttr<TypeAttr>:$acc_type);
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDeclaration = Tessel_AccumulatorType;
 }
 
 def Tessel_GemmOp : Tessel_Op<"gemm"> {
   let summary = "alpha * op(A) * op(B) + beta * C (ONNX Gemm)";
+  let description = [{
+    Products are summed in `acc_type` (see Tessel_AccumulatorType).
+  }];
   let arguments = (ins Tessel_FloatTensor:$a, Tessel_FloatTensor:$b,
                    Optional<Tessel_FloatTensor>:$c,
                    F32Attr:$alpha, F32Attr:$beta,
-                   BoolAttr:$trans_a, BoolAttr:$trans_b);
+                   BoolAttr:$trans_a, BoolAttr:$trans_b,
+                   OptionalAttr<TypeAttr>:$acc_type);
+  let extraClassDeclaration = Tessel_AccumulatorType;
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
@@ -178,11 +199,14 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
   let description = [{
     `pads` holds the begin pads of every spatial dim followed by the end
     pads (ONNX order); auto_pad is resolved into explicit pads at import.
+    Products are summed in `acc_type` (see Tessel_AccumulatorType).
   }];
   let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
                    Optional<Tessel_FloatTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                   OptionalAttr<TypeAttr>:$acc_type);
+  let extraClassDeclaration = Tessel_AccumulatorType;
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)

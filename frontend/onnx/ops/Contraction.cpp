@@ -41,7 +41,7 @@ LogicalResult importMatMul(NodeContext &n) {
   if (!vecB)
     shape.push_back(sb.back());
   auto type = RankedTensorType::get(shape, a.getElementType());
-  n.setOutput(0, MatMulOp::create(n.b, n.loc, type, lhs, rhs));
+  n.setOutput(0, MatMulOp::create(n.b, n.loc, type, lhs, rhs, TypeAttr()));
   return success();
 }
 
@@ -64,7 +64,8 @@ LogicalResult importGemm(NodeContext &n) {
               GemmOp::create(n.b, n.loc, type, a, b, c,
                              n.b.getF32FloatAttr(n.getFloat("alpha", 1.0f)),
                              n.b.getF32FloatAttr(n.getFloat("beta", 1.0f)),
-                             n.b.getBoolAttr(transA), n.b.getBoolAttr(transB)));
+                             n.b.getBoolAttr(transA), n.b.getBoolAttr(transB),
+                             TypeAttr()));
   return success();
 }
 
@@ -108,7 +109,8 @@ LogicalResult importConv(NodeContext &n) {
                                 n.b.getDenseI64ArrayAttr(strides),
                                 n.b.getDenseI64ArrayAttr(*pads),
                                 n.b.getDenseI64ArrayAttr(dilations),
-                                n.b.getI64IntegerAttr(n.getInt("group", 1))));
+                                n.b.getI64IntegerAttr(n.getInt("group", 1)),
+                                TypeAttr()));
   return success();
 }
 

@@ -551,3 +551,31 @@ func.func @concat_dynamic_axis(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>) -> tens
   %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// f16 products are summed in f32 (the default accumulator) and rounded to
+// f16 once; an explicit acc_type of the element type keeps the sums in f16.
+// CHECK-LABEL: func.func @matmul_f16_accumulates_in_f32
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<2x4xf16>
+// CHECK:         %[[A:.+]] = tensor.empty() : tensor<2x4xf32>
+// CHECK:         %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[A]] : tensor<2x4xf32>)
+// CHECK:         %[[S:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x3xf16>, tensor<3x4xf16>) outs(%[[Z]] : tensor<2x4xf32>)
+// CHECK:           arith.extf %{{.+}} : f16 to f32
+// CHECK:           arith.mulf %{{.+}} : f32
+// CHECK:           arith.addf %{{.+}} : f32
+// CHECK:         linalg.generic {{.+}} ins(%[[S]] : tensor<2x4xf32>) outs(%[[E]] : tensor<2x4xf16>)
+// CHECK:           arith.truncf %{{.+}} : f32 to f16
+// CHECK-LABEL: func.func @matmul_f16_explicit_f16
+// CHECK:         linalg.generic {{.+}} outs(%{{.+}} : tensor<2x4xf16>)
+// CHECK-NOT:     arith.extf
+// CHECK-NOT:     arith.truncf
+// CHECK:         return
+func.func @matmul_f16_accumulates_in_f32(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) -> tensor<2x4xf16> {
+  %0 = tessel.matmul %a, %b : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
+func.func @matmul_f16_explicit_f16(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) -> tensor<2x4xf16> {
+  %0 = tessel.matmul %a, %b {acc_type = f16} : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}

@@ -653,3 +653,19 @@ func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32
   %0 = tessel.gather %x[%i] {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @narrow_accumulator(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tessel.matmul' op accumulator type 'f16' cannot hold sums of 'f32'}}
+  %0 = tessel.matmul %a, %b {acc_type = f16} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @integer_accumulator_for_floats(%x: tensor<1x1x3x3xf16>, %w: tensor<1x1x2x2xf16>) -> tensor<1x1x2x2xf16> {
+  // expected-error @+1 {{'tessel.conv' op accumulator type 'i32' cannot hold sums of 'f16'}}
+  %0 = tessel.conv %x, %w {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf16>, tensor<1x1x2x2xf16>) -> tensor<1x1x2x2xf16>
+  return %0 : tensor<1x1x2x2xf16>
+}
