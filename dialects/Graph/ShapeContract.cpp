@@ -213,6 +213,8 @@ SAME_AS_INPUT(IdentityOp)
 SAME_AS_INPUT(ReluOp)
 SAME_AS_INPUT(SigmoidOp)
 SAME_AS_INPUT(TanhOp)
+SAME_AS_INPUT(SqrtOp)
+SAME_AS_INPUT(ErfOp)
 SAME_AS_INPUT(SoftmaxOp)
 SAME_AS_INPUT(ClipOp)
 SAME_AS_INPUT(CastOp)
@@ -231,6 +233,7 @@ BROADCAST(AddOp)
 BROADCAST(SubOp)
 BROADCAST(MulOp)
 BROADCAST(DivOp)
+BROADCAST(PowOp)
 #undef BROADCAST
 
 //===----------------------------------------------------------------------===//

@@ -112,6 +112,24 @@ class Tessel_UnaryOp<string mnemonic>
 def Tessel_ReluOp : Tessel_UnaryOp<"relu">;
 def Tessel_SigmoidOp : Tessel_UnaryOp<"sigmoid">;
 def Tessel_TanhOp : Tessel_UnaryOp<"tanh">;
+def Tessel_SqrtOp : Tessel_UnaryOp<"sqrt">;
+def Tessel_ErfOp : Tessel_UnaryOp<"erf">;
+
+def Tessel_PowOp : Tessel_Op<"pow", [ResultsBroadcastableShape,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "Elementwise x ** y of floats with numpy broadcasting (ONNX Pow)";
+  let description = [{
+    C's `pow`: a negative base with an integral exponent has the exponent's
+    parity as its sign, with any other exponent it is NaN; `pow(x, 0)` and
+    `pow(1, y)` are 1. The importer converts an exponent of another type
+    (ONNX Pow-12 allows integers) to the base's type.
+  }];
+  let arguments = (ins Tessel_FloatTensor:$lhs, Tessel_FloatTensor:$rhs);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
 
 def Tessel_ClipOp : Tessel_Op<"clip", [AttrSizedOperandSegments]> {
   let summary = "min(max(x, min), max) elementwise (ONNX Clip)";

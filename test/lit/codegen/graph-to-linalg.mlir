@@ -551,3 +551,29 @@ func.func @concat_dynamic_axis(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>) -> tens
   %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// Sqrt and Erf are math ops in a generic; Erf and Pow on f16 compute in f32
+// (the math library and the GPU expansions are f32), then round back.
+// CHECK-LABEL: func.func @sqrt_erf_pow
+// CHECK:         linalg.generic
+// CHECK:           math.sqrt %{{.+}} : f32
+// CHECK:         linalg.generic
+// CHECK:           %[[W:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[E:.+]] = math.erf %[[W]] : f32
+// CHECK:           arith.truncf %[[E]] : f32 to f16
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:           %[[X:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[Y:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[P:.+]] = math.powf %[[X]], %[[Y]] : f32
+// CHECK:           arith.truncf %[[P]] : f32 to f16
+// CHECK-NOT:     tessel.
+func.func @sqrt_erf_pow(%x: tensor<?x4xf32>, %h: tensor<2x4xf16>, %e: tensor<4xf16>)
+    -> (tensor<?x4xf32>, tensor<2x4xf16>, tensor<2x4xf16>) {
+  %0 = tessel.sqrt %x : tensor<?x4xf32>
+  %1 = tessel.erf %h : tensor<2x4xf16>
+  %2 = tessel.pow %h, %e : (tensor<2x4xf16>, tensor<4xf16>) -> tensor<2x4xf16>
+  return %0, %1, %2 : tensor<?x4xf32>, tensor<2x4xf16>, tensor<2x4xf16>
+}
