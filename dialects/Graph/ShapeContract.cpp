@@ -218,6 +218,7 @@ SAME_AS_INPUT(ErfOp)
 SAME_AS_INPUT(SoftmaxOp)
 SAME_AS_INPUT(ClipOp)
 SAME_AS_INPUT(CastOp)
+SAME_AS_INPUT(NotOp)
 #undef SAME_AS_INPUT
 
 #define BROADCAST(Op)                                                          \
@@ -234,7 +235,59 @@ BROADCAST(SubOp)
 BROADCAST(MulOp)
 BROADCAST(DivOp)
 BROADCAST(PowOp)
+BROADCAST(EqualOp)
+BROADCAST(LessOp)
+BROADCAST(LessOrEqualOp)
+BROADCAST(GreaterOp)
+BROADCAST(GreaterOrEqualOp)
+BROADCAST(AndOp)
+BROADCAST(OrOp)
+BROADCAST(XorOp)
 #undef BROADCAST
+
+LogicalResult
+WhereOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
+                            SmallVectorImpl<Dims> &results,
+                            SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  results.push_back(
+      broadcast(s, *this, {0, 1, 2}, operands, getType(), assumptions));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The input's dims without the reduced ones (extent 1 with keepdims).
+template <typename ReduceOp>
+static LogicalResult reduceContract(ReduceOp op, OpBuilder &b,
+                                    const ShapeOperands &operands,
+                                    SmallVectorImpl<Dims> &results) {
+  ShapeBuilder s(b, op.getLoc());
+  Dims dims;
+  for (auto [d, extent] : llvm::enumerate(operands[0])) {
+    if (!llvm::is_contained(op.getAxes(), static_cast<int64_t>(d)))
+      dims.push_back(extent);
+    else if (op.getKeepdims())
+      dims.push_back(s.constant(1));
+  }
+  addResult(s, op.getResult(), std::move(dims), results);
+  return success();
+}
+
+#define REDUCE(Op)                                                             \
+  LogicalResult Op::reifyShapeContract(OpBuilder &b,                           \
+                                       const ShapeOperands &operands,          \
+                                       SmallVectorImpl<Dims> &results,         \
+                                       SmallVectorImpl<ShapeAssumption> &) {   \
+    return reduceContract(*this, b, operands, results);                        \
+  }
+REDUCE(ReduceSumOp)
+REDUCE(ReduceMeanOp)
+REDUCE(ReduceMaxOp)
+REDUCE(ReduceMinOp)
+#undef REDUCE
 
 //===----------------------------------------------------------------------===//
 // Contractions

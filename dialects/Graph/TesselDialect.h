@@ -45,6 +45,13 @@ std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
                                                int64_t start, int64_t end,
                                                int64_t step);
 
+/// The accumulator type a reduction of `element` declares (acc_type):
+/// for sums (`sums`: ReduceSum, ReduceMean, LayerNormalization's
+/// statistics) f32 for f16/bf16, the type itself for f32/f64, i64 for
+/// 64-bit integers and for integer means, else i32; for max and min the
+/// element type.
+mlir::Type reductionAccumulator(mlir::Type element, bool sums, bool mean);
+
 /// Name of the function attribute that lists the names of the symbolic dims
 /// of each function argument: an array (one per argument) of arrays of
 /// strings ("" for a static dim).
