@@ -436,6 +436,31 @@ LogicalResult BatchNormTrainingOp::reifyShapeContract(
   return success();
 }
 
+LogicalResult
+LayerNormOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
+                                SmallVectorImpl<Dims> &results,
+                                SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  const Dims &x = operands[0];
+  int64_t rank = x.size(), axis = getAxis();
+  // Scale and bias broadcast to the normalized dims, trailing aligned.
+  for (unsigned i = 1; i < operands.size(); ++i) {
+    RankedTensorType t = typeOf(getOperand(i));
+    for (int64_t j = 0; j < t.getRank(); ++j) {
+      int64_t d = rank - t.getRank() + j;
+      if (!isStaticOne(t, j))
+        assumptions.push_back({x[d], operands[i][j], equalDims(0, d, i, j)});
+    }
+  }
+  addResult(s, getResult(), x, results);
+  Dims stats(x.begin(), x.begin() + axis);
+  for (int64_t d = axis; d < rank; ++d)
+    stats.push_back(s.constant(1));
+  addResult(s, getMean(), stats, results);
+  addResult(s, getInvStdDev(), stats, results);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -423,6 +423,35 @@ def Tessel_BatchNormTrainingOp
   let hasVerifier = 1;
 }
 
+def Tessel_LayerNormOp : Tessel_Op<"layer_norm"> {
+  let summary = "Layer normalization over the dims from `axis` on (ONNX LayerNormalization)";
+  let description = [{
+    For each index of the dims before `axis` (normalized at import), over
+    the dims from `axis` on: mean, variance as the mean of squared
+    deviations (two passes, both accumulated in `acc_type`, ONNX's
+    stash_type), InvStdDev = 1 / sqrt(variance + epsilon), and
+    result = cast((x - mean) * InvStdDev) * scale + bias in the element type.
+    `scale` and `bias` broadcast (numpy, trailing dims aligned) to the
+    input's shape, as in ONNX's function body. `mean` and `inv_std_dev` are ONNX's optional outputs:
+    the input's shape with the normalized dims 1, of type acc_type.
+
+    ```mlir
+    %y, %m, %s = tessel.layer_norm %x, %g, %b {axis = 2, epsilon = 1.0e-05 : f32, acc_type = f32}
+        : (tensor<?x128x256xf32>, tensor<256xf32>, tensor<256xf32>)
+        -> (tensor<?x128x256xf32>, tensor<?x128x1xf32>, tensor<?x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$scale,
+                   Optional<Tessel_FloatTensor>:$bias, I64Attr:$axis,
+                   F32Attr:$epsilon, TypeAttr:$acc_type);
+  let results = (outs Tessel_FloatTensor:$result, Tessel_FloatTensor:$mean,
+                 Tessel_FloatTensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
