@@ -22,12 +22,13 @@ namespace {
 
 /// The vendor's f32 intrinsics.
 struct VendorMath {
-  const char *exp2, *sqrt, *floor;
+  const char *exp2, *log2, *sqrt, *floor;
 };
 constexpr VendorMath kNvidia = {"llvm.nvvm.ex2.approx.ftz.f",
-                                "llvm.nvvm.sqrt.rn.f", "llvm.nvvm.floor.f"};
-constexpr VendorMath kAmd = {"llvm.amdgcn.exp2", "llvm.amdgcn.sqrt",
-                             "llvm.floor"};
+                                "llvm.nvvm.lg2.approx.f", "llvm.nvvm.sqrt.rn.f",
+                                "llvm.nvvm.floor.f"};
+constexpr VendorMath kAmd = {"llvm.amdgcn.exp2", "llvm.amdgcn.log",
+                             "llvm.amdgcn.sqrt", "llvm.floor"};
 
 Value callIntrinsic(PatternRewriter &rewriter, Location loc, const char *name,
                     Value x) {
@@ -79,6 +80,15 @@ struct GpuMathToIntrinsicsPass
       Value log2e = LLVM::ConstantOp::create(
           r, l, x.getType(), r.getF32FloatAttr(1.4426950408889634f)); // log2(e)
       return callIntrinsic(r, l, exp2, LLVM::FMulOp::create(r, l, x, log2e));
+    });
+    patterns.add<UnaryF32<LLVM::Log2Op>>(ctx, direct(v.log2));
+    // log(x) = log2(x) * ln(2)
+    patterns.add<UnaryF32<LLVM::LogOp>>(ctx, [log2 = v.log2](PatternRewriter &r,
+                                                             Location l,
+                                                             Value x) {
+      Value ln2 = LLVM::ConstantOp::create(
+          r, l, x.getType(), r.getF32FloatAttr(0.6931471805599453f)); // ln(2)
+      return LLVM::FMulOp::create(r, l, callIntrinsic(r, l, log2, x), ln2);
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

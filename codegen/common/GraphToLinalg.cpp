@@ -189,6 +189,8 @@ void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
+  populateLogicalToLinalgPatterns(patterns);
+  populateReductionToLinalgPatterns(patterns);
 }
 
 namespace {

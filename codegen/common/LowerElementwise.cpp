@@ -39,6 +39,28 @@ Value binaryScalar<MulOp>(OpBuilder &b, Location loc, Value l, Value r) {
     return arith::MulFOp::create(b, loc, l, r);
   return arith::MulIOp::create(b, loc, l, r);
 }
+/// `fn` on `args` computed in f32 when they are narrower floats (f16,
+/// bf16: the math library and the GPU expansions are f32 and f64), with the
+/// result rounded back to their type.
+Value inF32(OpBuilder &b, Location loc, ValueRange args,
+            function_ref<Value(ValueRange)> fn) {
+  auto type = cast<FloatType>(args[0].getType());
+  if (type.getWidth() >= 32)
+    return fn(args);
+  SmallVector<Value> wide;
+  for (Value v : args)
+    wide.push_back(arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+  return arith::TruncFOp::create(b, loc, type, fn(wide));
+}
+
+/// powf (C semantics); the GPU targets expand it (ExpandDeviceMath.cpp).
+template <>
+Value binaryScalar<PowOp>(OpBuilder &b, Location loc, Value l, Value r) {
+  return inF32(b, loc, {l, r}, [&](ValueRange a) {
+    return math::PowFOp::create(b, loc, a[0], a[1]).getResult();
+  });
+}
+
 /// An integer constant of `l`'s type.
 Value intConstant(OpBuilder &b, Location loc, Value l, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(l.getType(), v));
@@ -157,6 +179,30 @@ struct LowerTanh : OpRewritePattern<TanhOp> {
                                 PatternRewriter &rewriter) const override {
     return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
       return math::TanhOp::create(b, l, x);
+    });
+  }
+};
+
+struct LowerSqrt : OpRewritePattern<SqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SqrtOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
+      return math::SqrtOp::create(b, l, x);
+    });
+  }
+};
+
+/// erf, in f32 for narrower floats; the GPU targets expand it
+/// (ExpandDeviceMath.cpp), the CPU calls the math library.
+struct LowerErf : OpRewritePattern<ErfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ErfOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerUnary(op, rewriter, [](OpBuilder &b, Location l, Value x) {
+      return inF32(b, l, x, [&](ValueRange a) {
+        return math::ErfOp::create(b, l, a[0]).getResult();
+      });
     });
   }
 };
@@ -391,6 +437,7 @@ struct LowerSoftmax : OpRewritePattern<SoftmaxOp> {
 
 void tessel::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerBinary<AddOp>, LowerBinary<SubOp>, LowerBinary<MulOp>,
-               LowerBinary<DivOp>, LowerRelu, LowerSigmoid, LowerTanh, LowerClip, LowerCast,
+               LowerBinary<DivOp>, LowerBinary<PowOp>, LowerRelu, LowerSigmoid,
+               LowerTanh, LowerSqrt, LowerErf, LowerClip, LowerCast,
                LowerBatchNorm, LowerSoftmax>(patterns.getContext());
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/common/ExpandDeviceMath.h"
 #include "codegen/common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -130,8 +131,10 @@ struct MapStagesToGpuPass
     // Kernels call no device library: expand math into arithmetic.
     RewritePatternSet patterns(ctx);
     math::populateExpansionPatterns(patterns, {"tanh"});
-    // (exp stays: each target maps it to its own instruction.)
-    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+    tessel::populateDeviceMathExpansionPatterns(patterns);
+    // (exp and log stay: each target maps them to its own instructions.)
+    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))) ||
+        failed(tessel::checkDeviceMathExpanded(gpuModule)))
       return signalPassFailure();
   }
 };

@@ -106,7 +106,8 @@ def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
     + threadIdx.x, delinearized into the loop's indices, guarded by
     id < the loop's trip count), so the runtime launches
     ceil(work / 256) blocks. A stage without parallel loops runs on the
-    first thread. tanh is expanded into exp.
+    first thread. tanh is expanded into exp, erf into an f32 polynomial and
+    powf into exp and log (ExpandDeviceMath.cpp).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];
@@ -118,8 +119,8 @@ def GpuMathToIntrinsicsPass : Pass<"tessel-gpu-math-to-intrinsics"> {
     The upstream GPU conversions turn exp, sqrt, floor, ... into calls to a
     vendor device library (libdevice, ocml), which Tessel does not link.
     This pass maps the f32 LLVM intrinsics to the vendor's instructions
-    instead: exp via exp2 (ex2.approx / v_exp_f32), sqrt (sqrt.rn /
-    v_sqrt_f32) and floor. Run it after convert-math-to-llvm, before
+    instead: exp via exp2 (ex2.approx / v_exp_f32), log via log2
+    (lg2.approx / v_log_f32), sqrt (sqrt.rn / v_sqrt_f32) and floor. Run it after convert-math-to-llvm, before
     convert-gpu-to-nvvm / convert-gpu-to-rocdl.
   }];
   let options = [

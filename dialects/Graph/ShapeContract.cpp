@@ -226,9 +226,12 @@ SAME_AS_INPUT(IdentityOp)
 SAME_AS_INPUT(ReluOp)
 SAME_AS_INPUT(SigmoidOp)
 SAME_AS_INPUT(TanhOp)
+SAME_AS_INPUT(SqrtOp)
+SAME_AS_INPUT(ErfOp)
 SAME_AS_INPUT(SoftmaxOp)
 SAME_AS_INPUT(ClipOp)
 SAME_AS_INPUT(CastOp)
+SAME_AS_INPUT(NotOp)
 #undef SAME_AS_INPUT
 
 #define BROADCAST(Op)                                                          \
@@ -244,7 +247,60 @@ BROADCAST(AddOp)
 BROADCAST(SubOp)
 BROADCAST(MulOp)
 BROADCAST(DivOp)
+BROADCAST(PowOp)
+BROADCAST(EqualOp)
+BROADCAST(LessOp)
+BROADCAST(LessOrEqualOp)
+BROADCAST(GreaterOp)
+BROADCAST(GreaterOrEqualOp)
+BROADCAST(AndOp)
+BROADCAST(OrOp)
+BROADCAST(XorOp)
 #undef BROADCAST
+
+LogicalResult
+WhereOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
+                            SmallVectorImpl<Dims> &results,
+                            SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  results.push_back(
+      broadcast(s, *this, {0, 1, 2}, operands, getType(), assumptions));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The input's dims without the reduced ones (extent 1 with keepdims).
+template <typename ReduceOp>
+static LogicalResult reduceContract(ReduceOp op, OpBuilder &b,
+                                    const ShapeOperands &operands,
+                                    SmallVectorImpl<Dims> &results) {
+  ShapeBuilder s(b, op.getLoc());
+  Dims dims;
+  for (auto [d, extent] : llvm::enumerate(operands[0])) {
+    if (!llvm::is_contained(op.getAxes(), static_cast<int64_t>(d)))
+      dims.push_back(extent);
+    else if (op.getKeepdims())
+      dims.push_back(s.constant(1));
+  }
+  addResult(s, op.getResult(), std::move(dims), results);
+  return success();
+}
+
+#define REDUCE(Op)                                                             \
+  LogicalResult Op::reifyShapeContract(OpBuilder &b,                           \
+                                       const ShapeOperands &operands,          \
+                                       SmallVectorImpl<Dims> &results,         \
+                                       SmallVectorImpl<ShapeAssumption> &) {   \
+    return reduceContract(*this, b, operands, results);                        \
+  }
+REDUCE(ReduceSumOp)
+REDUCE(ReduceMeanOp)
+REDUCE(ReduceMaxOp)
+REDUCE(ReduceMinOp)
+#undef REDUCE
 
 //===----------------------------------------------------------------------===//
 // Contractions
@@ -390,6 +446,31 @@ LogicalResult BatchNormTrainingOp::reifyShapeContract(
   // The running statistics: [C].
   for (unsigned r = 1; r < getNumResults(); ++r)
     addResult(s, getOperation()->getResult(r), {operands[0][1]}, results);
+  return success();
+}
+
+LogicalResult
+LayerNormOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
+                                SmallVectorImpl<Dims> &results,
+                                SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  const Dims &x = operands[0];
+  int64_t rank = x.size(), axis = getAxis();
+  // Scale and bias broadcast to the normalized dims, trailing aligned.
+  for (unsigned i = 1; i < operands.size(); ++i) {
+    RankedTensorType t = typeOf(getOperand(i));
+    for (int64_t j = 0; j < t.getRank(); ++j) {
+      int64_t d = rank - t.getRank() + j;
+      if (!isStaticOne(t, j))
+        assumptions.push_back({x[d], operands[i][j], equalDims(0, d, i, j)});
+    }
+  }
+  addResult(s, getResult(), x, results);
+  Dims stats(x.begin(), x.begin() + axis);
+  for (int64_t d = axis; d < rank; ++d)
+    stats.push_back(s.constant(1));
+  addResult(s, getMean(), stats, results);
+  addResult(s, getInvStdDev(), stats, results);
   return success();
 }
 

@@ -58,6 +58,13 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 expandShape(llvm::ArrayRef<int64_t> input, int64_t count,
             std::optional<llvm::ArrayRef<int64_t>> values, std::string &error);
 
+/// The accumulator type a reduction of `element` declares (acc_type):
+/// for sums (`sums`: ReduceSum, ReduceMean, LayerNormalization's
+/// statistics) f32 for f16/bf16, the type itself for f32/f64, i64 for
+/// 64-bit integers and for integer means, else i32; for max and min the
+/// element type.
+mlir::Type reductionAccumulator(mlir::Type element, bool sums, bool mean);
+
 /// Name of the function attribute that lists the names of the symbolic dims
 /// of each function argument: an array (one per argument) of arrays of
 /// strings ("" for a static dim).

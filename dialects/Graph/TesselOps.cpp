@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/TesselDialect.h"
+#include "dialects/Graph/GraphOpUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -38,6 +39,7 @@
 
 using namespace mlir;
 using namespace tessel;
+using namespace tessel::graph_detail;
 
 int64_t tessel::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                  int64_t padBegin, int64_t padEnd,
@@ -57,18 +59,18 @@ int64_t tessel::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
 
 /// Operand dims the run time checks for equality (see the file comment):
 /// equal when static, else left to the symbol binding.
-static bool runtimeChecked(int64_t a, int64_t b) {
+bool graph_detail::runtimeChecked(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
 /// Operand dims nothing checks at run time: both static and equal.
-static bool staticEqual(int64_t a, int64_t b) {
+bool graph_detail::staticEqual(int64_t a, int64_t b) {
   return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a == b;
 }
 
 /// A result dim against its implied extent: the same extent, or both
 /// dynamic.
-static bool sameDim(int64_t a, int64_t b) { return a == b; }
+bool graph_detail::sameDim(int64_t a, int64_t b) { return a == b; }
 
 /// Prints an extent as in a type: `?` for a dynamic one.
 static std::string extent(int64_t d) {
@@ -76,9 +78,10 @@ static std::string extent(int64_t d) {
 }
 
 /// Checks that `type` has `expected` extents, each pair by `agree`.
-static LogicalResult checkShape(Operation *op, RankedTensorType type,
-                                ArrayRef<int64_t> expected, StringRef what,
-                                bool (*agree)(int64_t, int64_t) = sameDim) {
+LogicalResult graph_detail::checkShape(Operation *op, RankedTensorType type,
+                                       ArrayRef<int64_t> expected,
+                                       StringRef what,
+                                       bool (*agree)(int64_t, int64_t)) {
   if (type.getRank() != static_cast<int64_t>(expected.size()))
     return op->emitOpError() << what << " has rank " << type.getRank()
                              << ", expected " << expected.size();
@@ -93,7 +96,7 @@ static LogicalResult checkShape(Operation *op, RankedTensorType type,
   return success();
 }
 
-static RankedTensorType rankedType(Value v) {
+RankedTensorType graph_detail::rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
@@ -114,7 +117,7 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
 /// static extent other than 1 where an operand has one (the run time makes
 /// a dynamic dim it meets equal to it), else `?` where an operand is
 /// dynamic (it may be 1 or not at run time), else 1.
-static LogicalResult verifyBinary(Operation *op) {
+LogicalResult graph_detail::verifyBroadcastResult(Operation *op) {
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> expected;
   for (int64_t i = 0; i < result.getRank(); ++i) {
@@ -135,10 +138,11 @@ static LogicalResult verifyBinary(Operation *op) {
   return checkShape(op, result, expected, "result");
 }
 
-LogicalResult AddOp::verify() { return verifyBinary(*this); }
-LogicalResult SubOp::verify() { return verifyBinary(*this); }
-LogicalResult MulOp::verify() { return verifyBinary(*this); }
-LogicalResult DivOp::verify() { return verifyBinary(*this); }
+LogicalResult AddOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult DivOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult PowOp::verify() { return verifyBroadcastResult(*this); }
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
@@ -549,30 +553,33 @@ LogicalResult GatherOp::verify() {
 /// The integer elements of `attr`, a constant of a static shape; nullopt
 /// for anything else (floats are left to the kernels, whose rounding they
 /// would have to match).
-static std::optional<SmallVector<APInt>> intElements(Attribute attr) {
+std::optional<SmallVector<APInt>> graph_detail::intElements(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr);
   if (!dense || !dense.getType().hasStaticShape())
     return std::nullopt;
   return SmallVector<APInt>(dense.getValues<APInt>());
 }
 
-/// Folds a broadcasting binary op on integer constants with `fn`, or
-/// returns null (a non-constant operand, a float, an undefined result).
-static OpFoldResult
-foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
-              function_ref<std::optional<APInt>(const APInt &, const APInt &)>
-                  fn) {
+OpFoldResult graph_detail::foldIntBroadcast(
+    Operation *op, ArrayRef<Attribute> operands,
+    function_ref<std::optional<APInt>(ArrayRef<APInt>)> fn) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  std::optional<SmallVector<APInt>> a = intElements(lhs), b = intElements(rhs);
-  if (!a || !b || !type.hasStaticShape())
+  if (!type.hasStaticShape())
     return {};
-  auto at = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto bt = cast<RankedTensorType>(op->getOperand(1).getType());
+  SmallVector<SmallVector<APInt>> values;
+  SmallVector<RankedTensorType> types;
+  for (auto [attr, operand] : llvm::zip(operands, op->getOperands())) {
+    std::optional<SmallVector<APInt>> v = intElements(attr);
+    if (!v)
+      return {};
+    values.push_back(std::move(*v));
+    types.push_back(cast<RankedTensorType>(operand.getType()));
+  }
   int64_t rank = type.getRank();
-  SmallVector<APInt> out;
+  SmallVector<APInt> out, args(values.size());
   SmallVector<int64_t> index(rank, 0);
   // The element of an operand at a result index, numpy broadcasting.
-  auto at_ = [&](RankedTensorType t, const SmallVector<APInt> &v) {
+  auto elementAt = [&](RankedTensorType t, const SmallVector<APInt> &v) {
     int64_t flat = 0;
     for (int64_t d = 0; d < t.getRank(); ++d) {
       int64_t i = index[rank - t.getRank() + d];
@@ -581,7 +588,9 @@ foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
     return v[flat];
   };
   for (int64_t n = 0; n < type.getNumElements(); ++n) {
-    std::optional<APInt> r = fn(at_(at, *a), at_(bt, *b));
+    for (size_t k = 0; k < values.size(); ++k)
+      args[k] = elementAt(types[k], values[k]);
+    std::optional<APInt> r = fn(args);
     if (!r)
       return {};
     out.push_back(*r);
@@ -589,6 +598,17 @@ foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
       index[d] = 0;
   }
   return DenseElementsAttr::get(type, out);
+}
+
+/// Folds a broadcasting binary op on integer constants with `fn`, or
+/// returns null (a non-constant operand, a float, an undefined result).
+static OpFoldResult
+foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
+              function_ref<std::optional<APInt>(const APInt &, const APInt &)>
+                  fn) {
+  return foldIntBroadcast(op, {lhs, rhs}, [&](ArrayRef<APInt> x) {
+    return fn(x[0], x[1]);
+  });
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {

@@ -116,6 +116,103 @@ class Tessel_UnaryOp<string mnemonic>
 def Tessel_ReluOp : Tessel_UnaryOp<"relu">;
 def Tessel_SigmoidOp : Tessel_UnaryOp<"sigmoid">;
 def Tessel_TanhOp : Tessel_UnaryOp<"tanh">;
+def Tessel_SqrtOp : Tessel_UnaryOp<"sqrt">;
+def Tessel_ErfOp : Tessel_UnaryOp<"erf">;
+
+def Tessel_PowOp : Tessel_Op<"pow", [ResultsBroadcastableShape,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "Elementwise x ** y of floats with numpy broadcasting (ONNX Pow)";
+  let description = [{
+    C's `pow`: a negative base with an integral exponent has the exponent's
+    parity as its sign, with any other exponent it is NaN; `pow(x, 0)` and
+    `pow(1, y)` are 1. The importer converts an exponent of another type
+    (ONNX Pow-12 allows integers) to the base's type.
+  }];
+  let arguments = (ins Tessel_FloatTensor:$lhs, Tessel_FloatTensor:$rhs);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic, Where
+//===----------------------------------------------------------------------===//
+
+def Tessel_BoolTensor : RankedTensorOf<[I1]>;
+
+class Tessel_CompareOp<string mnemonic, string onnx>
+    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+                           AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "Elementwise ONNX " # onnx # " with numpy broadcasting";
+  let description = [{
+    Numbers compare as numbers: integers signed, or unsigned with
+    `is_unsigned` (ONNX's unsigned types; MLIR integers are signless);
+    floats ordered, so a NaN compares false (true for nothing but
+    inequality, which ONNX does not have). The result is bool (i1).
+  }];
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
+                   UnitAttr:$is_unsigned);
+  let results = (outs Tessel_BoolTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // Integer and bool constants fold (shape arithmetic, attention masks).
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tessel_EqualOp : Tessel_CompareOp<"equal", "Equal">;
+def Tessel_LessOp : Tessel_CompareOp<"less", "Less">;
+def Tessel_LessOrEqualOp : Tessel_CompareOp<"less_or_equal", "LessOrEqual">;
+def Tessel_GreaterOp : Tessel_CompareOp<"greater", "Greater">;
+def Tessel_GreaterOrEqualOp
+    : Tessel_CompareOp<"greater_or_equal", "GreaterOrEqual">;
+
+class Tessel_LogicalOp<string mnemonic>
+    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+                           SameOperandsAndResultElementType]> {
+  let summary = "Elementwise bool ONNX " # mnemonic # " with numpy broadcasting";
+  let arguments = (ins Tessel_BoolTensor:$lhs, Tessel_BoolTensor:$rhs);
+  let results = (outs Tessel_BoolTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tessel_AndOp : Tessel_LogicalOp<"and">;
+def Tessel_OrOp : Tessel_LogicalOp<"or">;
+def Tessel_XorOp : Tessel_LogicalOp<"xor">;
+
+def Tessel_NotOp : Tessel_Op<"not", [SameOperandsAndResultType]> {
+  let summary = "Elementwise bool negation (ONNX Not)";
+  let arguments = (ins Tessel_BoolTensor:$input);
+  let results = (outs Tessel_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Tessel_WhereOp
+    : Tessel_Op<"where", [ResultsBroadcastableShape,
+                          AllElementTypesMatch<["x", "y", "result"]>]> {
+  let summary = "condition ? x : y elementwise, numpy broadcasting of all three";
+  let description = [{
+    ONNX Where. `x` and `y` have any one element type; a constant condition
+    (and constant operands) fold.
+
+    ```mlir
+    %r = tessel.where %c, %x, %y : (tensor<?x1xi1>, tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_BoolTensor:$condition, AnyRankedTensor:$x,
+                   AnyRankedTensor:$y);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
 
 def Tessel_ClipOp : Tessel_Op<"clip", [AttrSizedOperandSegments]> {
   let summary = "min(max(x, min), max) elementwise (ONNX Clip)";
@@ -146,6 +243,45 @@ def Tessel_SoftmaxOp : Tessel_Op<"softmax", [SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tessel_ReduceOp<string mnemonic, string onnx>
+    : Tessel_Op<mnemonic, [AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "ONNX " # onnx # " over the listed axes";
+  let description = [{
+    `axes` are normalized at import (sorted, unique, 0 <= axis < rank; ONNX's
+    empty axes are every axis, or an Identity with noop_with_empty_axes).
+    With `keepdims` a reduced dim stays as extent 1, else it is dropped.
+    The reduction accumulates in `acc_type`, the op's declared accumulator:
+    sums and means of f16/bf16 in f32, of f32/f64 in their own type, of
+    integers in i32 (sums of integers of up to 32 bits: the result wraps the
+    same) or i64; max and min in the element type. The result is converted
+    back to the element type; an integer mean truncates toward zero (ONNX
+    Runtime and numpy's cast of the mean). `is_unsigned` marks integers ONNX
+    types as unsigned. An empty reduction gives 0 for a sum, NaN (floats) or
+    0 (integers) for a mean, and the type's lowest (highest) value, -inf
+    (+inf) for floats, for max (min).
+
+    ```mlir
+    %m = tessel.reduce_mean %x {axes = array<i64: 2>, keepdims = true, acc_type = f32}
+        : (tensor<?x128x256xf16>) -> tensor<?x128x1xf16>
+    ```
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input, DenseI64ArrayAttr:$axes,
+                   BoolAttr:$keepdims, TypeAttr:$acc_type,
+                   UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_ReduceSumOp : Tessel_ReduceOp<"reduce_sum", "ReduceSum">;
+def Tessel_ReduceMeanOp : Tessel_ReduceOp<"reduce_mean", "ReduceMean">;
+def Tessel_ReduceMaxOp : Tessel_ReduceOp<"reduce_max", "ReduceMax">;
+def Tessel_ReduceMinOp : Tessel_ReduceOp<"reduce_min", "ReduceMin">;
 
 //===----------------------------------------------------------------------===//
 // Contractions
@@ -311,6 +447,35 @@ def Tessel_BatchNormTrainingOp
   let assemblyFormat = [{
     $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
     functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_LayerNormOp : Tessel_Op<"layer_norm"> {
+  let summary = "Layer normalization over the dims from `axis` on (ONNX LayerNormalization)";
+  let description = [{
+    For each index of the dims before `axis` (normalized at import), over
+    the dims from `axis` on: mean, variance as the mean of squared
+    deviations (two passes, both accumulated in `acc_type`, ONNX's
+    stash_type), InvStdDev = 1 / sqrt(variance + epsilon), and
+    result = cast((x - mean) * InvStdDev) * scale + bias in the element type.
+    `scale` and `bias` broadcast (numpy, trailing dims aligned) to the
+    input's shape, as in ONNX's function body. `mean` and `inv_std_dev` are ONNX's optional outputs:
+    the input's shape with the normalized dims 1, of type acc_type.
+
+    ```mlir
+    %y, %m, %s = tessel.layer_norm %x, %g, %b {axis = 2, epsilon = 1.0e-05 : f32, acc_type = f32}
+        : (tensor<?x128x256xf32>, tensor<256xf32>, tensor<256xf32>)
+        -> (tensor<?x128x256xf32>, tensor<?x128x1xf32>, tensor<?x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$scale,
+                   Optional<Tessel_FloatTensor>:$bias, I64Attr:$axis,
+                   F32Attr:$epsilon, TypeAttr:$acc_type);
+  let results = (outs Tessel_FloatTensor:$result, Tessel_FloatTensor:$mean,
+                 Tessel_FloatTensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -148,6 +148,15 @@ FailureOr<SmallVector<int64_t>> NodeContext::constantInts(int i,
   return out;
 }
 
+LogicalResult NodeContext::normalizeAxis(int64_t &axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return error("axis " + Twine(axis) + " is out of range for rank " +
+                 Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  return success();
+}
+
 const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
   for (const onnx::AttributeProto &a : node.attribute())
     if (a.name() == name)

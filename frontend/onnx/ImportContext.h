@@ -107,6 +107,10 @@ public:
   std::string getString(llvm::StringRef name, llvm::StringRef dflt) const;
   llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const;
 
+  /// Makes a negative `axis` count from the end of a rank-`rank` tensor; an
+  /// error outside [-rank, rank).
+  mlir::LogicalResult normalizeAxis(int64_t &axis, int64_t rank);
+
   /// Binds output `i` to `value` (with the ONNX type of input 0 unless given).
   void setOutput(int i, mlir::Value value, int32_t onnxType = -1);
 

@@ -94,6 +94,8 @@ const OpRegistry &OpRegistry::builtin() {
     registerNormalizationOps(r);
     registerTensorOps(r);
     registerShapeOps(r);
+    registerLogicalOps(r);
+    registerReductionOps(r);
     return r;
   }();
   return registry;

@@ -85,6 +85,8 @@ void registerPoolingOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerTensorOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
+void registerLogicalOps(OpRegistry &registry);
+void registerReductionOps(OpRegistry &registry);
 
 } // namespace tessel::onnx_import
 

@@ -1,7 +1,7 @@
-//===- Elementwise.cpp - Arithmetic, activations, Clip, Cast ---------------===//
+//===- Elementwise.cpp - Arithmetic, activations, Pow, Clip, Cast ----------===//
 //
-// Binary arithmetic with numpy broadcasting, the float activations, Clip and
-// Cast.
+// Binary arithmetic with numpy broadcasting (Pow included), the float
+// unary ops (activations, Sqrt, Erf), Clip and Cast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,34 @@ template <typename Op> LogicalResult importUnary(NodeContext &n) {
   if (!isa<FloatType>(n.inputType(0).getElementType()))
     return n.error("expects a floating-point input");
   n.setOutput(0, Op::create(n.b, n.loc, x));
+  return success();
+}
+
+/// Pow: a float base; the exponent is converted to the base's type when
+/// it has another (Pow-12 allows integer exponents; an integral exponent up
+/// to 2^24 converts exactly to float, larger ones overflow any base but
+/// 0 and +-1).
+LogicalResult importPow(NodeContext &n) {
+  Value base = n.input(0), exponent = base ? n.input(1) : Value();
+  if (!exponent)
+    return failure();
+  RankedTensorType bt = n.inputType(0), et = n.inputType(1);
+  if (!isa<FloatType>(bt.getElementType()))
+    return n.unsupported("Pow with an integer base is not supported (only "
+                         "floating-point bases)");
+  if (et.getElementType().isInteger(1) || !et.getElementType().isIntOrFloat())
+    return n.error("the exponent must be a number");
+  if (et.getElementType() != bt.getElementType()) {
+    auto type = RankedTensorType::get(et.getShape(), bt.getElementType());
+    exponent = CastOp::create(n.b, n.loc, type, exponent,
+                              isUnsigned(n.inputOnnxType(1)), false);
+  }
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(bt.getShape(), et.getShape());
+  if (failed(shape))
+    return n.error("operand shapes do not broadcast");
+  auto type = RankedTensorType::get(*shape, bt.getElementType());
+  n.setOutput(0, PowOp::create(n.b, n.loc, type, base, exponent));
   return success();
 }
 
@@ -115,6 +143,11 @@ void onnx_import::registerElementwiseOps(OpRegistry &r) {
   r.add("Relu", 1, importUnary<ReluOp>);
   r.add("Sigmoid", 1, importUnary<SigmoidOp>);
   r.add("Tanh", 1, importUnary<TanhOp>);
+  r.add("Sqrt", 1, importUnary<SqrtOp>);
+  r.add("Erf", 9, importUnary<ErfOp>);
+  // Pow-7 broadcasts (numpy); 12 lets the exponent have another type, 13
+  // and 15 add bfloat16.
+  r.add("Pow", 7, importPow);
   // Clip-6 takes its bounds as attributes; from 11 as optional inputs, and
   // 12 adds integer types (read at any version from 11).
   r.add("Clip", 6, importClip);

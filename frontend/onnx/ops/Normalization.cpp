@@ -1,4 +1,4 @@
-//===- Normalization.cpp - BatchNormalization, Softmax ---------------------===//
+//===- Normalization.cpp - BatchNormalization, LayerNormalization, Softmax -===//
 
 #include "frontend/onnx/ImportContext.h"
 
@@ -40,6 +40,52 @@ LogicalResult importBatchNorm(NodeContext &n) {
   n.setOutput(0, BatchNormOp::create(
                      n.b, n.loc, xt, in[0], in[1], in[2], in[3], in[4],
                      n.b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+/// LayerNormalization-17 as one op (its function body would be a dozen
+/// kernels): statistics over the dims from `axis` on, in stash_type (only
+/// float is supported); Mean and InvStdDev are results of the op.
+LogicalResult importLayerNorm(NodeContext &n) {
+  Value x = n.input(0), scale = x ? n.input(1) : Value();
+  if (!scale)
+    return failure();
+  Value bias;
+  if (n.hasInput(2) && !(bias = n.input(2)))
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  if (!isa<FloatType>(xt.getElementType()))
+    return n.error("expects a floating-point input");
+  int64_t rank = xt.getRank(), axis = n.getInt("axis", -1);
+  if (failed(n.normalizeAxis(axis, rank)))
+    return failure();
+  int64_t stash = n.getInt("stash_type", onnx::TensorProto::FLOAT);
+  if (stash != onnx::TensorProto::FLOAT)
+    return n.unsupported("stash_type " + Twine(stash) +
+                         " is not supported (only 1, float)");
+  for (int i = 1; i <= 2; ++i) {
+    if (i == 2 && !bias)
+      continue;
+    RankedTensorType t = n.inputType(i);
+    if (t.getElementType() != xt.getElementType())
+      return n.error(Twine(i == 1 ? "Scale" : "B") +
+                     " must have the input's element type");
+    // Scale and B multiply and add to X's shape (ONNX's function body).
+    if (t.getRank() > rank ||
+        failed(broadcastShapes(xt.getShape(), t.getShape())))
+      return n.error(Twine(i == 1 ? "Scale" : "B") +
+                     " does not broadcast to the input's shape");
+  }
+  Type acc = n.b.getF32Type();
+  SmallVector<int64_t> stats(xt.getShape().take_front(axis));
+  stats.append(rank - axis, 1);
+  auto statType = RankedTensorType::get(stats, acc);
+  auto op = LayerNormOp::create(
+      n.b, n.loc, TypeRange{xt, statType, statType}, x, scale, bias, axis,
+      llvm::APFloat(n.getFloat("epsilon", 1e-5f)), acc);
+  n.setOutput(0, op.getResult());
+  n.setOutput(1, op.getMean(), onnx::TensorProto::FLOAT);
+  n.setOutput(2, op.getInvStdDev(), onnx::TensorProto::FLOAT);
   return success();
 }
 
@@ -95,6 +141,7 @@ LogicalResult importSoftmax2D(NodeContext &n) {
 void onnx_import::registerNormalizationOps(OpRegistry &r) {
   // Before 9, `spatial` (and before 7, `is_test`) change the semantics.
   r.add("BatchNormalization", 9, importBatchNorm);
+  r.add("LayerNormalization", 17, importLayerNorm);
   r.add("Softmax", 1, importSoftmax2D, /*last=*/12);
   r.add("Softmax", 13, importSoftmaxAxis);
 }

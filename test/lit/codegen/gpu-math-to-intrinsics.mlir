@@ -75,3 +75,22 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// log(x) = log2(x) * ln(2); log2 directly (powf's expansion needs log).
+// CHECK-LABEL: llvm.func @f32_log(
+// CHECK-SAME:    %[[X:[^:]+]]: f32)
+// CHECK:         %[[LN2:.+]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// NV:            %[[L:.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[X]]) : (f32) -> f32
+// AMD:           %[[L:.+]] = llvm.call_intrinsic "llvm.amdgcn.log"(%[[X]]) : (f32) -> f32
+// CHECK:         %[[LN:.+]] = llvm.fmul %[[L]], %[[LN2]] : f32
+// NV:            %[[L2:.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LN]]) : (f32) -> f32
+// AMD:           %[[L2:.+]] = llvm.call_intrinsic "llvm.amdgcn.log"(%[[LN]]) : (f32) -> f32
+// CHECK:         llvm.return %[[L2]] : f32
+// CHECK-NOT:     llvm.intr.
+llvm.func @f32_log(%x: f32) -> f32 {
+  %0 = llvm.intr.log(%x) : (f32) -> f32
+  %1 = llvm.intr.log2(%0) : (f32) -> f32
+  llvm.return %1 : f32
+}

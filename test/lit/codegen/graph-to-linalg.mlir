@@ -554,6 +554,117 @@ func.func @concat_dynamic_axis(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>) -> tens
 
 // -----
 
+// Sqrt and Erf are math ops in a generic; Erf and Pow on f16 compute in f32
+// (the math library and the GPU expansions are f32), then round back.
+// CHECK-LABEL: func.func @sqrt_erf_pow
+// CHECK:         linalg.generic
+// CHECK:           math.sqrt %{{.+}} : f32
+// CHECK:         linalg.generic
+// CHECK:           %[[W:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[E:.+]] = math.erf %[[W]] : f32
+// CHECK:           arith.truncf %[[E]] : f32 to f16
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:           %[[X:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[Y:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[P:.+]] = math.powf %[[X]], %[[Y]] : f32
+// CHECK:           arith.truncf %[[P]] : f32 to f16
+// CHECK-NOT:     tessel.
+func.func @sqrt_erf_pow(%x: tensor<?x4xf32>, %h: tensor<2x4xf16>, %e: tensor<4xf16>)
+    -> (tensor<?x4xf32>, tensor<2x4xf16>, tensor<2x4xf16>) {
+  %0 = tessel.sqrt %x : tensor<?x4xf32>
+  %1 = tessel.erf %h : tensor<2x4xf16>
+  %2 = tessel.pow %h, %e : (tensor<2x4xf16>, tensor<4xf16>) -> tensor<2x4xf16>
+  return %0, %1, %2 : tensor<?x4xf32>, tensor<2x4xf16>, tensor<2x4xf16>
+}
+
+// -----
+
+// Comparisons: cmpf ordered for floats, cmpi signed or (is_unsigned)
+// unsigned; And/Or/Xor/Not as i1 arithmetic; Where as a select over the
+// three-way broadcast.
+// CHECK-LABEL: func.func @compare_logic_where
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:           arith.cmpf olt, %{{.+}}, %{{.+}} : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.cmpi ule, %{{.+}}, %{{.+}} : i8
+// CHECK:         linalg.generic
+// CHECK:           arith.cmpi sge, %{{.+}}, %{{.+}} : i8
+// CHECK:         linalg.generic
+// CHECK:           arith.xori %{{.+}}, %true : i1
+// CHECK:         linalg.generic
+// CHECK:           arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK:         %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?x4xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:           arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK-NOT:     tessel.
+func.func @compare_logic_where(%x: tensor<?x4xf32>, %y: tensor<4xf32>, %a: tensor<3xi8>,
+                               %b: tensor<3xi8>, %m: tensor<?x1xi1>, %z: tensor<f32>)
+    -> (tensor<3xi1>, tensor<3xi1>, tensor<?x4xf32>) {
+  %0 = tessel.less %x, %y : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+  %1 = tessel.less_or_equal %a, %b {is_unsigned} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
+  %2 = tessel.greater_or_equal %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
+  %3 = tessel.not %1 : tensor<3xi1>
+  %4 = tessel.and %3, %2 : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  %5 = tessel.where %m, %y, %z : (tensor<?x1xi1>, tensor<4xf32>, tensor<f32>) -> tensor<?x4xf32>
+  return %1, %4, %5 : tensor<3xi1>, tensor<3xi1>, tensor<?x4xf32>
+}
+
+// -----
+
+// A reduction: the kept dims (parallel) then the reduced ones, into an
+// accumulator of acc_type filled with the identity; then the result, the
+// mean divided by the count and converted back, reduced dims extent 1.
+// CHECK-LABEL: func.func @reduce_mean_f16
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x3x4xf16>)
+// CHECK:         %[[D:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x3x4xf16>
+// CHECK:         %[[E:.+]] = tensor.empty(%[[D]]) : tensor<?x4xf32>
+// CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[X]] : tensor<?x3x4xf16>) outs(%[[INIT]] : tensor<?x4xf32>)
+// CHECK:           %[[W:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           arith.addf %{{.+}}, %[[W]] : f32
+// CHECK:         %[[N:.+]] = arith.sitofp %{{.+}} : i64 to f32
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME:      ins(%[[SUM]] : tensor<?x4xf32>) outs(%{{.+}} : tensor<?x1x4xf16>)
+// CHECK:           %[[M:.+]] = arith.divf %{{.+}}, %[[N]] : f32
+// CHECK:           arith.truncf %[[M]] : f32 to f16
+func.func @reduce_mean_f16(%x: tensor<?x3x4xf16>) -> tensor<?x1x4xf16> {
+  %0 = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = true, acc_type = f32} : (tensor<?x3x4xf16>) -> tensor<?x1x4xf16>
+  return %0 : tensor<?x1x4xf16>
+}
+
+// -----
+
+// Unsigned max starts from 0 and compares unsigned; an integer sum widens
+// (extsi) into its i32 accumulator and truncates back.
+// CHECK-LABEL: func.func @reduce_max_sum_int
+// CHECK:         %[[Z:.+]] = arith.constant 0 : i8
+// CHECK:         linalg.fill ins(%[[Z]] : i8)
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.maxui
+// CHECK:         linalg.generic
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction", "reduction"]
+// CHECK:           %[[W:.+]] = arith.extsi %{{.+}} : i8 to i32
+// CHECK:           arith.addi %{{.+}}, %[[W]] : i32
+// CHECK:         linalg.generic
+// CHECK:           arith.trunci %{{.+}} : i32 to i8
+func.func @reduce_max_sum_int(%x: tensor<2x3xi8>) -> (tensor<2xi8>, tensor<i8>) {
+  %0 = tessel.reduce_max %x {axes = array<i64: 1>, keepdims = false, acc_type = i8, is_unsigned} : (tensor<2x3xi8>) -> tensor<2xi8>
+  %1 = tessel.reduce_sum %x {axes = array<i64: 0, 1>, keepdims = false, acc_type = i32} : (tensor<2x3xi8>) -> tensor<i8>
+  return %0, %1 : tensor<2xi8>, tensor<i8>
+}
+
+// -----
+
 // f16 products are summed in f32 (the default accumulator) and rounded to
 // f16 once; an explicit acc_type of the element type keeps the sums in f16.
 // CHECK-LABEL: func.func @matmul_f16_accumulates_in_f32

@@ -232,3 +232,53 @@ func.func @cast_folds(%x: tensor<2xf32>) -> (tensor<2xi32>, tensor<1xi32>, tenso
   %y = tessel.cast %x : (tensor<2xf32>) -> tensor<2xf32>
   return %b, %v, %y : tensor<2xi32>, tensor<1xi32>, tensor<2xf32>
 }
+
+// -----
+
+// Comparisons and bool logic of integer/bool constants fold, unsigned
+// where marked; Where of constants selects, with numpy broadcasting.
+// CHECK-LABEL: func.func @compare_logic_where_fold
+// CHECK-DAG:     %[[EQ:.+]] = tessel.constant dense<[false, true, false]> : tensor<3xi1>
+// CHECK-DAG:     %[[LTS:.+]] = tessel.constant dense<[false, false, true]> : tensor<3xi1>
+// CHECK-DAG:     %[[LTU:.+]] = tessel.constant dense<[true, false, true]> : tensor<3xi1>
+// CHECK-DAG:     %[[AND:.+]] = tessel.constant dense<false> : tensor<3xi1>
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[}}7, -1, 7], [7, -1, 7]]> : tensor<2x3xi64>
+// CHECK-NOT:     tessel.equal
+// CHECK-NOT:     tessel.less
+// CHECK-NOT:     tessel.and
+// CHECK-NOT:     tessel.not
+// CHECK-NOT:     tessel.where
+// Not(Equal) is the unsigned Less here: one constant.
+// CHECK:         return %[[EQ]], %[[LTS]], %[[LTU]], %[[AND]], %[[LTU]], %[[W]]
+func.func @compare_logic_where_fold()
+    -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xi64>) {
+  %a = tessel.constant dense<[1, -1, -2]> : tensor<3xi64>
+  %b = tessel.constant dense<-1> : tensor<i64>
+  %c = tessel.constant dense<7> : tensor<2x1xi64>
+  %0 = tessel.equal %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %1 = tessel.less %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  // Unsigned: -1 is the largest, -2 the next.
+  %2 = tessel.less %a, %b {is_unsigned} : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %3 = tessel.and %0, %1 : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  %4 = tessel.not %0 : tensor<3xi1>
+  %5 = tessel.where %4, %c, %a : (tensor<3xi1>, tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0, %1, %2, %3, %4, %5 : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xi64>
+}
+
+// -----
+
+// not(not(x)) is x; Where with an all-true (all-false) condition is x (y)
+// when no broadcasting changes it.
+// CHECK-LABEL: func.func @not_not_where_splat
+// CHECK-SAME:    (%[[M:[^:]+]]: tensor<?x4xi1>, %[[X:[^:]+]]: tensor<?x4xf32>, %[[Y:[^:]+]]: tensor<?x4xf32>)
+// CHECK-NEXT:    return %[[M]], %[[X]], %[[Y]]
+func.func @not_not_where_splat(%m: tensor<?x4xi1>, %x: tensor<?x4xf32>, %y: tensor<?x4xf32>)
+    -> (tensor<?x4xi1>, tensor<?x4xf32>, tensor<?x4xf32>) {
+  %t = tessel.constant dense<true> : tensor<1xi1>
+  %f = tessel.constant dense<false> : tensor<4xi1>
+  %0 = tessel.not %m : tensor<?x4xi1>
+  %1 = tessel.not %0 : tensor<?x4xi1>
+  %2 = tessel.where %t, %x, %y : (tensor<1xi1>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %3 = tessel.where %f, %x, %y : (tensor<4xi1>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %1, %2, %3 : tensor<?x4xi1>, tensor<?x4xf32>, tensor<?x4xf32>
+}

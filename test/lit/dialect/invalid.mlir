@@ -656,6 +656,54 @@ func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32
 
 // -----
 
+func.func @compare_not_bool(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'tessel.less' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = tessel.less %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @where_bad_result(%c: tensor<?x1xi1>, %x: tensor<4xf32>, %y: tensor<f32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tessel.where' op result dim 0 is 2, expected ?}}
+  %0 = tessel.where %c, %x, %y : (tensor<?x1xi1>, tensor<4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @where_mixed_types(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tessel.where' op failed to verify that all of {x, y, result} have same element type}}
+  %0 = tessel.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_f16_in_f16(%x: tensor<2x3xf16>) -> tensor<2x1xf16> {
+  // expected-error @+1 {{'tessel.reduce_sum' op accumulates in 'f16', expected 'f32' for 'f16'}}
+  %0 = tessel.reduce_sum %x {axes = array<i64: 1>, keepdims = true, acc_type = f16} : (tensor<2x3xf16>) -> tensor<2x1xf16>
+  return %0 : tensor<2x1xf16>
+}
+
+// -----
+
+func.func @reduce_unsorted_axes(%x: tensor<2x3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'tessel.reduce_max' op axes must be sorted and unique}}
+  %0 = tessel.reduce_max %x {axes = array<i64: 1, 0>, keepdims = false, acc_type = f32} : (tensor<2x3xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @reduce_bad_result(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'tessel.reduce_mean' op result dim 1 is 3, expected 1}}
+  %0 = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = true, acc_type = f32} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 func.func @narrow_accumulator(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{'tessel.matmul' op accumulator type 'f16' cannot hold sums of 'f32'}}
   %0 = tessel.matmul %a, %b {acc_type = f16} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>

@@ -1,0 +1,97 @@
+//===- ExpandDeviceMath.cpp - Math without a device library ----------------===//
+//
+// GPU kernels link no device library (libdevice, ocml), so the math ops
+// that have no instruction are expanded into ones that do before the
+// kernels become LLVM: erf into MLIR's f32 polynomial approximation
+// (arith and fma only), powf into exp(y * log|x|) with C's sign and special
+// cases. exp and log then map to the vendor's exp2/log2 instructions
+// (tessel-gpu-math-to-intrinsics). Only f32 has these expansions (the
+// graph lowering computes f16 and bf16 in f32); an f64 erf or pow left
+// over is an error at the ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/ExpandDeviceMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace {
+
+/// powf(x, y) = exp(y * log|x|), negated for a negative x and an odd
+/// integral y, NaN for a negative x and a non-integral y; 1 when y is 0 or
+/// x is 1 (even for NaN), as C's pow.
+struct ExpandPowF : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 is expanded");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto constant = [&](double v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+    };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) -> Value {
+      return arith::CmpFOp::create(b, loc, p, l, r);
+    };
+    Value x = op.getLhs(), y = op.getRhs();
+    Value negative = cmp(arith::CmpFPredicate::OLT, x, constant(0));
+    // |x| as a select: the GPU conversions take fabs for a library call.
+    Value abs = arith::SelectOp::create(b, loc, negative,
+                                        arith::NegFOp::create(b, loc, x), x);
+    Value magnitude = math::ExpOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, y, math::LogOp::create(b, loc, abs)));
+    Value integral = cmp(arith::CmpFPredicate::OEQ,
+                         math::FloorOp::create(b, loc, y), y);
+    Value half = arith::MulFOp::create(b, loc, y, constant(0.5));
+    Value odd = arith::AndIOp::create(
+        b, loc, integral,
+        cmp(arith::CmpFPredicate::ONE, math::FloorOp::create(b, loc, half),
+            half));
+    Value result = arith::SelectOp::create(
+        b, loc, arith::AndIOp::create(b, loc, negative, odd),
+        arith::NegFOp::create(b, loc, magnitude), magnitude);
+    Value notIntegral = arith::XOrIOp::create(
+        b, loc, integral,
+        arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    result = arith::SelectOp::create(
+        b, loc, arith::AndIOp::create(b, loc, negative, notIntegral),
+        constant(std::numeric_limits<double>::quiet_NaN()), result);
+    Value one = arith::OrIOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OEQ, y, constant(0)),
+        cmp(arith::CmpFPredicate::OEQ, x, constant(1)));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, one, constant(1), result);
+    return success();
+  }
+};
+
+} // namespace
+
+void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ExpandPowF>(patterns.getContext());
+  populatePolynomialApproximateErfPattern(patterns);
+}
+
+LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
+  WalkResult result = root->walk([](Operation *op) {
+    if (!isa<math::ErfOp, math::PowFOp>(op))
+      return WalkResult::advance();
+    std::string where = describeLoc(op->getLoc());
+    op->emitError() << (where.empty() ? "" : where + ": ") << "'"
+                    << op->getName() << "' on " << op->getResult(0).getType()
+                    << " has no GPU expansion (GPU kernels link no device "
+                       "library; only f32 is expanded)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}

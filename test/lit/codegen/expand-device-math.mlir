@@ -1,0 +1,88 @@
+// GPU kernels link no device library: --tessel-map-stages-to-gpu expands
+// math.erf into MLIR's f32 polynomial (fma, no call) and math.powf into
+// exp(y * log|x|) with C's signs and special cases (ExpandDeviceMath.cpp).
+// An f64 erf or powf has no expansion: an error at the ONNX node.
+// RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: gpu.func @erf_s0(
+// CHECK-NOT:     math.erf
+// CHECK:         math.fma
+// CHECK-NOT:     math.erf
+// CHECK:         gpu.return
+func.func @erf_s0(%arg0: memref<4xf32>, %arg1: memref<4xf32>) attributes {tessel.kernel_of = "erf"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %arg0[%i] : memref<4xf32>
+    %e = math.erf %v : f32
+    memref.store %e, %arg1[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// |x| is a select (the GPU conversions would make fabs a library call);
+// odd = y integral and floor(y / 2) != y / 2.
+// CHECK-LABEL: gpu.func @pow_s0(
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[NAN:.+]] = arith.constant 0x7FC00000 : f32
+// CHECK:         %[[X:.+]] = memref.load %{{.+}}[%{{.+}}] : memref<4xf32>
+// CHECK:         %[[Y:.+]] = memref.load %{{.+}}[%{{.+}}] : memref<4xf32>
+// CHECK:         %[[NEG:.+]] = arith.cmpf olt, %[[X]], %[[ZERO]] : f32
+// CHECK:         %[[MX:.+]] = arith.negf %[[X]] : f32
+// CHECK:         %[[ABS:.+]] = arith.select %[[NEG]], %[[MX]], %[[X]] : f32
+// CHECK:         %[[LOG:.+]] = math.log %[[ABS]] : f32
+// CHECK:         %[[P:.+]] = arith.mulf %[[Y]], %[[LOG]] : f32
+// CHECK:         %[[MAG:.+]] = math.exp %[[P]] : f32
+// CHECK:         %[[FY:.+]] = math.floor %[[Y]] : f32
+// CHECK:         %[[INT:.+]] = arith.cmpf oeq, %[[FY]], %[[Y]] : f32
+// CHECK:         %[[H:.+]] = arith.mulf %[[Y]], %[[HALF]] : f32
+// CHECK:         %[[FH:.+]] = math.floor %[[H]] : f32
+// CHECK:         %[[NE:.+]] = arith.cmpf one, %[[FH]], %[[H]] : f32
+// CHECK:         %[[ODD:.+]] = arith.andi %[[INT]], %[[NE]] : i1
+// CHECK:         %[[NMAG:.+]] = arith.negf %[[MAG]] : f32
+// CHECK:         %[[FLIP:.+]] = arith.andi %[[NEG]], %[[ODD]] : i1
+// CHECK:         %[[R1:.+]] = arith.select %[[FLIP]], %[[NMAG]], %[[MAG]] : f32
+// CHECK:         %[[FRAC:.+]] = arith.xori %[[INT]], %{{.+}} : i1
+// CHECK:         %[[BAD:.+]] = arith.andi %[[NEG]], %[[FRAC]] : i1
+// CHECK:         %[[R2:.+]] = arith.select %[[BAD]], %[[NAN]], %[[R1]] : f32
+// CHECK-DAG:     %[[Y0:.+]] = arith.cmpf oeq, %[[Y]], %[[ZERO]] : f32
+// CHECK-DAG:     %[[X1:.+]] = arith.cmpf oeq, %[[X]], %[[ONE]] : f32
+// CHECK:         %[[UNIT:.+]] = arith.ori %{{.+}}, %{{.+}} : i1
+// CHECK:         %[[R:.+]] = arith.select %[[UNIT]], %[[ONE]], %[[R2]] : f32
+// CHECK:         memref.store %[[R]]
+// CHECK-NOT:     math.powf
+func.func @pow_s0(%arg0: memref<4xf32>, %arg1: memref<4xf32>, %arg2: memref<4xf32>) attributes {tessel.kernel_of = "pow"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %x = memref.load %arg0[%i] : memref<4xf32>
+    %y = memref.load %arg1[%i] : memref<4xf32>
+    %p = math.powf %x, %y : f32
+    memref.store %p, %arg2[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @erf64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>) attributes {tessel.kernel_of = "erf64"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %arg0[%i] : memref<4xf64>
+    // expected-error @+1 {{'math.erf' on 'f64' has no GPU expansion (GPU kernels link no device library; only f32 is expanded)}}
+    %e = math.erf %v : f64
+    memref.store %e, %arg1[%i] : memref<4xf64>
+    scf.reduce
+  }
+  return
+}
