@@ -223,7 +223,7 @@ bool Partitioner::evaluateOnHost(Operation *op) {
   // Only what derives from a Shape: an op on inputs and constants alone
   // stays a kernel (its result may be data), while a Shape's values have no
   // tensor until one is needed.
-  if (!isa<ShapeOp>(op) && llvm::all_of(op->getOperands(), [&](Value v) {
+  if (!isa<ShapeOp, SizeOp>(op) && llvm::all_of(op->getOperands(), [&](Value v) {
         return values.lookupOrNull(v) != nullptr;
       }))
     return false;
@@ -238,6 +238,14 @@ bool Partitioner::evaluateOnHost(Operation *op) {
     ArrayRef<Value> extents = dimsOf(input);
     elements.assign(extents.begin() + shape.getStart(),
                     extents.begin() + shape.getEnd());
+  } else if (auto size = dyn_cast<SizeOp>(op)) {
+    Value input = values.lookupOrNull(size.getInput());
+    if (!input)
+      return false; // the size of a host value folds in the graph
+    Value count = index(1, loc);
+    for (Value extent : dimsOf(input))
+      count = builder.createOrFold<arith::MulIOp>(loc, count, extent);
+    elements.push_back(count);
   } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     // Unsqueeze, Squeeze, Flatten, Reshape: the same elements.
     std::optional<SmallVector<Value>> in = hostElements(reshape.getInput());

@@ -6,8 +6,8 @@
 // (arith and fma only), powf into exp(y * log|x|) with C's sign and special
 // cases. exp and log then map to the vendor's exp2/log2 instructions
 // (tessel-gpu-math-to-intrinsics). Only f32 has these expansions (the
-// graph lowering computes f16 and bf16 in f32); an f64 erf or pow left
-// over is an error at the ONNX node.
+// graph lowering computes f16 and bf16 in f32); an f64 erf, pow, exp,
+// log or tanh is an error at the ONNX node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "dialects/Graph/TesselDialect.h"
 
@@ -84,7 +85,14 @@ void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
 
 LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
   WalkResult result = root->walk([](Operation *op) {
-    if (!isa<math::ErfOp, math::PowFOp>(op))
+    // erf and pow are left only where they had no expansion; exp, log and
+    // tanh map to f32 instructions only (f64 would need a device library).
+    bool unexpanded = isa<math::ErfOp, math::PowFOp>(op);
+    bool noInstruction =
+        isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
+            math::TanhOp>(op) &&
+        !getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+    if (!unexpanded && !noInstruction)
       return WalkResult::advance();
     std::string where = describeLoc(op->getLoc());
     op->emitError() << (where.empty() ? "" : where + ": ") << "'"

@@ -15,6 +15,8 @@
 
 #include "codegen/common/GraphToLinalg.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -124,8 +126,41 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   }
 };
 
+/// Split: each result is a slice of the input along the axis, at the sum
+/// of the extents before it (the contract's extents, so static sizes are
+/// constants).
+struct LowerSplit : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
+    int64_t axis = op.getAxis();
+    Value offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> parts;
+    for (OpResult result : op->getResults()) {
+      Value empty = emptyResult(rewriter, op, result.getResultNumber());
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, empty);
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      offsets[axis] = offset;
+      parts.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(result.getType()),
+          op.getInput(), offsets, sizes, strides));
+      offset = rewriter.createOrFold<arith::AddIOp>(
+          loc, offset,
+          getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]));
+    }
+    rewriter.replaceOp(op, parts);
+    return success();
+  }
+};
+
 } // namespace
 
 void tessel::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather, LowerSlice>(patterns.getContext());
+  patterns.add<LowerGather, LowerSlice, LowerSplit>(patterns.getContext());
 }

@@ -626,6 +626,53 @@ std::pair<Value, Value> tessel::sliceRange(OpBuilder &b, Location loc, Value n,
 }
 
 //===----------------------------------------------------------------------===//
+// Split, Size
+//===----------------------------------------------------------------------===//
+
+bool SplitOp::isShapeOperand(unsigned index) { return index == 1; }
+
+LogicalResult SplitOp::reifyShapeContract(
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  int64_t axis = getAxis(), parts = getNumResults();
+  Value n = operands[0][axis];
+  std::optional<ArrayRef<Value>> sizes;
+  if (getSizes()) {
+    sizes = operands.values(1);
+    if (!sizes)
+      return emitError() << describeLoc(getLoc())
+                         << ": the split sizes must be constants, a model "
+                            "input or computed from shapes";
+  }
+  Value chunk = sizes ? Value() : s.ceilDiv(n, s.constant(parts));
+  Value total = s.constant(0);
+  for (int64_t i = 0; i < parts; ++i) {
+    Dims dims = operands[0];
+    if (sizes)
+      dims[axis] = (*sizes)[i];
+    else if (i + 1 < parts)
+      dims[axis] = chunk;
+    else // what is left, never negative
+      dims[axis] = s.max(s.sub(n, s.mul(chunk, s.constant(i))), s.constant(0));
+    total = s.add(total, dims[axis]);
+    addResult(s, getResult(i), std::move(dims), results);
+  }
+  // The parts cover the axis exactly.
+  assumptions.push_back(
+      {total, n, "the split sizes must add up to dim " + std::to_string(axis) +
+                     " of the input"});
+  return success();
+}
+
+LogicalResult SizeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &,
+                                         SmallVectorImpl<Dims> &results,
+                                         SmallVectorImpl<ShapeAssumption> &) {
+  results.push_back({});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Expand, ConstantOfShape
 //===----------------------------------------------------------------------===//
 

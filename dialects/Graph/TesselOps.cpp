@@ -793,6 +793,61 @@ LogicalResult SliceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SplitOp, SizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SplitOp::verify() {
+  RankedTensorType in = rankedType(getInput());
+  int64_t axis = getAxis(), parts = getNumResults();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << in.getRank();
+  if (parts == 0)
+    return emitOpError("has no results");
+  if (getSizes() && rankedType(getSizes()).getDimSize(0) != parts)
+    return emitOpError("has ") << parts << " results for "
+                               << rankedType(getSizes()).getDimSize(0)
+                               << " sizes";
+  std::optional<SmallVector<int64_t>> sizes;
+  if (getSizes())
+    sizes = constantInts(getSizes());
+  int64_t n = in.getDimSize(axis), total = 0;
+  for (int64_t v : sizes ? *sizes : SmallVector<int64_t>()) {
+    if (v < 0)
+      return emitOpError("size ") << v << " is negative";
+    total += v;
+  }
+  if (sizes && !in.isDynamicDim(axis) && total != n)
+    return emitOpError("sizes add up to ")
+           << total << ", but the axis has extent " << n;
+  for (int64_t i = 0; i < parts; ++i) {
+    auto type = cast<RankedTensorType>(getResult(i).getType());
+    if (type.getElementType() != in.getElementType())
+      return emitOpError("result ") << i << " has another element type";
+    SmallVector<int64_t> expected(in.getShape());
+    if (getSizes())
+      expected[axis] = sizes ? (*sizes)[i] : ShapedType::kDynamic;
+    else if (!in.isDynamicDim(axis)) {
+      int64_t chunk = (n + parts - 1) / parts;
+      expected[axis] = i + 1 < parts ? chunk
+                                     : std::max<int64_t>(n - chunk * i, 0);
+    }
+    if (failed(checkShape(*this, type, expected,
+                          "result " + std::to_string(i))))
+      return failure();
+  }
+  return success();
+}
+
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  auto in = rankedType(getInput());
+  if (!in.hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(cast<ShapedType>(getType()),
+                                APInt(64, in.getNumElements()));
+}
+
+//===----------------------------------------------------------------------===//
 // ExpandOp, ConstantOfShapeOp
 //===----------------------------------------------------------------------===//
 

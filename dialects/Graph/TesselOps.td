@@ -587,6 +587,46 @@ def Tessel_SliceOp : Tessel_Op<"slice", [], ["isShapeOperand"]> {
   let hasVerifier = 1;
 }
 
+def Tessel_SplitOp : Tessel_Op<"split", [], ["isShapeOperand"]> {
+  let summary = "Consecutive parts of a tensor along one axis (ONNX Split)";
+  let description = [{
+    Result i is the part of `input` along `axis` of extent `sizes[i]`,
+    starting where part i - 1 ended; the sizes (a 1-D int64 tensor, read
+    at run time unless it is a constant) must add up to the axis' extent.
+    Without `sizes` the k results split the axis evenly: each of extent
+    ceil(n / k), the last one what is left (ONNX Split-18's num_outputs;
+    earlier opsets require n divisible by k).
+
+    ```mlir
+    %a, %b = tessel.split %x sizes %s {axis = 1 : i64}
+        : (tensor<?x8xf32>, tensor<2xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Optional<1DTensorOf<[I64]>>:$sizes,
+                   I64Attr:$axis);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input (`sizes` $sizes^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_SizeOp : Tessel_Op<"size"> {
+  let summary = "The number of elements of a tensor, as int64 (ONNX Size)";
+  let description = [{
+    Folds to a constant when the input's shape is static; otherwise
+    partitioning computes it on the host from the plan's extents.
+
+    ```mlir
+    %n = tessel.size %x : (tensor<?x4xf32>) -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs 0DTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
 def Tessel_ExpandOp : Tessel_Op<"expand", [], ["isShapeOperand"]> {
   let summary = "Broadcast to a shape given as values (ONNX Expand)";
   let description = [{

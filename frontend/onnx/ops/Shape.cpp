@@ -329,9 +329,83 @@ LogicalResult importConstantOfShape(NodeContext &n) {
   return success();
 }
 
+/// Split: sizes from the `split` attribute (before 13) or a constant input
+/// (from 13), or an even split into the node's outputs (`num_outputs` from
+/// 18 must match their count).
+LogicalResult importSplit(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  int64_t axis = n.getInt("axis", 0);
+  if (failed(normalizeAxis(n, axis, xt.getRank())))
+    return failure();
+  int64_t parts = n.node.output_size();
+  Value sizesValue;
+  if (n.opset < 13) {
+    if (n.attr("split"))
+      sizesValue = int64Constant(n, n.getInts("split"));
+  } else if (n.hasInput(1)) {
+    sizesValue = shapeInput(n, 1); // may be known only at run time
+    if (!sizesValue)
+      return failure();
+  } else if (n.attr("num_outputs") && n.getInt("num_outputs", 0) != parts) {
+    return n.error("num_outputs is " + Twine(n.getInt("num_outputs", 0)) +
+                   ", but the node has " + Twine(parts) + " outputs");
+  }
+  if (sizesValue &&
+      cast<RankedTensorType>(sizesValue.getType()).getDimSize(0) != parts)
+    return n.error("split has " +
+                   Twine(cast<RankedTensorType>(sizesValue.getType())
+                             .getDimSize(0)) +
+                   " sizes for " + Twine(parts) + " outputs");
+  std::optional<SmallVector<int64_t>> sizes;
+  if (sizesValue)
+    sizes = constantValues(sizesValue);
+  int64_t total = 0;
+  for (int64_t v : sizes ? *sizes : SmallVector<int64_t>()) {
+    if (v < 0)
+      return n.error("split size " + Twine(v) + " is negative");
+    total += v;
+  }
+  int64_t extent = xt.getDimSize(axis);
+  if (sizes && !xt.isDynamicDim(axis) && total != extent)
+    return n.error("split sizes add up to " + Twine(total) +
+                   ", but the axis has extent " + Twine(extent));
+  SmallVector<Type> types;
+  for (int64_t i = 0; i < parts; ++i) {
+    SmallVector<int64_t> shape(xt.getShape());
+    if (sizesValue) {
+      shape[axis] = sizes ? (*sizes)[i] : ShapedType::kDynamic;
+    } else if (!xt.isDynamicDim(axis)) {
+      int64_t chunk = (extent + parts - 1) / parts;
+      shape[axis] =
+          i + 1 < parts ? chunk : std::max<int64_t>(extent - chunk * i, 0);
+    }
+    types.push_back(RankedTensorType::get(shape, xt.getElementType()));
+  }
+  auto split = SplitOp::create(n.b, n.loc, types, x, sizesValue, axis);
+  for (int64_t i = 0; i < parts; ++i)
+    n.setOutput(i, split.getResult(i));
+  return success();
+}
+
+LogicalResult importSize(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = RankedTensorType::get({}, n.b.getI64Type());
+  n.setOutput(0, SizeOp::create(n.b, n.loc, type, x),
+              onnx::TensorProto::INT64);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerShapeOps(OpRegistry &r) {
+  // Split-18 adds num_outputs.
+  r.add("Split", 2, importSplit);
+  r.add("Size", 1, importSize);
   r.add("Expand", 8, importExpand);
   r.add("ConstantOfShape", 9, importConstantOfShape);
   // Shape-15 adds start and end; they default to the whole shape.
