@@ -101,6 +101,23 @@ void addResult(ShapeBuilder &s, Value result, Dims dims,
   results.push_back(std::move(dims));
 }
 
+/// Like addResult, for extents computed from values: where the result type
+/// has a static dim the importer derived, the computed extent must give it.
+void addCheckedResult(ShapeBuilder &s, Value result, Dims dims,
+                      SmallVectorImpl<Dims> &results,
+                      SmallVectorImpl<ShapeAssumption> &assumptions) {
+  RankedTensorType type = typeOf(result);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    APInt c;
+    if (!type.isDynamicDim(d) && !matchPattern(dims[d], m_ConstantInt(&c)))
+      assumptions.push_back({dims[d], s.constant(type.getDimSize(d)),
+                             "dim " + std::to_string(d) +
+                                 " of the result must be " +
+                                 std::to_string(type.getDimSize(d))});
+  }
+  addResult(s, result, std::move(dims), results);
+}
+
 /// numpy broadcasting of operands `which` into a result of type `result`:
 /// each result dim is the first aligned operand dim that is not a static 1,
 /// and every other such dim must equal it.
@@ -718,7 +735,7 @@ LogicalResult ExpandOp::reifyShapeContract(
       assumptions.push_back({s.ifOne(v, dims[i], v), dims[i], what});
     }
   }
-  addResult(s, getResult(), std::move(dims), results);
+  addCheckedResult(s, getResult(), std::move(dims), results, assumptions);
   return success();
 }
 
@@ -726,14 +743,15 @@ bool ConstantOfShapeOp::isShapeOperand(unsigned index) { return index == 0; }
 
 LogicalResult ConstantOfShapeOp::reifyShapeContract(
     OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
-    SmallVectorImpl<ShapeAssumption> &) {
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
   std::optional<ArrayRef<Value>> values = operands.values(0);
   if (!values)
     return emitError() << describeLoc(getLoc())
                        << ": the shape must be a constant, a model input or "
                           "computed from shapes";
-  addResult(s, getResult(), Dims(values->begin(), values->end()), results);
+  addCheckedResult(s, getResult(), Dims(values->begin(), values->end()),
+                   results, assumptions);
   return success();
 }
 

@@ -50,13 +50,13 @@ std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
 /// f16 and bf16, i32 for 8- and 16-bit integers, else `element`.
 mlir::Type defaultAccumulatorType(mlir::Type element);
 
-/// The result shape of ONNX Expand of an `input` shape by `count` shape
-/// values (`values` when they are constants): numpy broadcasting, a dim
-/// dynamic where it depends on run-time values. Fails with `error` for a
+/// The result shape of ONNX Expand of an `input` shape by shape `values`
+/// (one per element, set where known): numpy broadcasting, a dim dynamic
+/// where it depends on run-time values. Fails with `error` for a
 /// negative value or static dims that do not broadcast.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
-expandShape(llvm::ArrayRef<int64_t> input, int64_t count,
-            std::optional<llvm::ArrayRef<int64_t>> values, std::string &error);
+expandShape(llvm::ArrayRef<int64_t> input,
+            llvm::ArrayRef<std::optional<int64_t>> values, std::string &error);
 
 /// The accumulator type a reduction of `element` declares (acc_type):
 /// for sums (`sums`: ReduceSum, ReduceMean, LayerNormalization's

@@ -852,17 +852,18 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<SmallVector<int64_t>>
-tessel::expandShape(ArrayRef<int64_t> input, int64_t count,
-                    std::optional<ArrayRef<int64_t>> values,
+tessel::expandShape(ArrayRef<int64_t> input,
+                    ArrayRef<std::optional<int64_t>> values,
                     std::string &error) {
-  int64_t inRank = input.size(), rank = std::max(inRank, count);
+  int64_t inRank = input.size(), count = values.size();
+  int64_t rank = std::max(inRank, count);
   SmallVector<int64_t> dims(rank);
   for (int64_t i = 0; i < rank; ++i) {
     int64_t j = i - (rank - inRank), k = i - (rank - count);
     int64_t x = j >= 0 ? input[j] : 1;
     std::optional<int64_t> v;
-    if (k >= 0 && values)
-      v = (*values)[k];
+    if (k >= 0)
+      v = values[k];
     if (v && *v < 0) {
       error = "shape value " + std::to_string(*v) + " is negative";
       return failure();
@@ -890,12 +891,13 @@ LogicalResult ExpandOp::verify() {
     return emitOpError("shape must have a static length");
   if (getType().getElementType() != in.getElementType())
     return emitOpError("result element type differs from the input's");
-  std::optional<SmallVector<int64_t>> values = constantInts(getShape());
+  SmallVector<std::optional<int64_t>> values(count);
+  if (std::optional<SmallVector<int64_t>> c = constantInts(getShape()))
+    for (int64_t k = 0; k < count; ++k)
+      values[k] = (*c)[k];
   std::string error;
-  FailureOr<SmallVector<int64_t>> expected = expandShape(
-      in.getShape(), count,
-      values ? std::optional<ArrayRef<int64_t>>(*values) : std::nullopt,
-      error);
+  FailureOr<SmallVector<int64_t>> expected =
+      expandShape(in.getShape(), values, error);
   if (failed(expected))
     return emitOpError(error);
   return checkShape(*this, getType(), *expected, "result",

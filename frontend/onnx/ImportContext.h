@@ -125,6 +125,16 @@ public:
   mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
 
+/// What is known of the elements of a small (at most 64) 1-D int64 tensor
+/// computed in the graph (a shape built from Shape, Gather, Concat, Add/Sub/
+/// Mul and constants): one entry per element, a value where it follows from
+/// constants and static dims. Like ONNX's data propagation, this keeps the
+/// static 1s of `Reshape(mask, Concat(batch, [1], [1], seq))` in the result
+/// type, so that the ops after it broadcast them. nullopt when `v` is not
+/// such a tensor.
+std::optional<llvm::SmallVector<std::optional<int64_t>>>
+knownElements(mlir::Value v, int depth = 0);
+
 /// The product of `dims`, or ShapedType::kDynamic if any is dynamic.
 int64_t productOfDims(llvm::ArrayRef<int64_t> dims);
 

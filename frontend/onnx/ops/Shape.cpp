@@ -281,12 +281,12 @@ LogicalResult importExpand(NodeContext &n) {
     return failure();
   RankedTensorType xt = n.inputType(0);
   int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
-  std::optional<SmallVector<int64_t>> values = constantValues(shape);
+  SmallVector<std::optional<int64_t>> values(count);
+  if (auto known = knownElements(shape))
+    values = *known;
   std::string error;
-  FailureOr<SmallVector<int64_t>> dims = expandShape(
-      xt.getShape(), count,
-      values ? std::optional<ArrayRef<int64_t>>(*values) : std::nullopt,
-      error);
+  FailureOr<SmallVector<int64_t>> dims =
+      expandShape(xt.getShape(), values, error);
   if (failed(dims))
     return n.error(error);
   auto type = RankedTensorType::get(*dims, xt.getElementType());
@@ -317,12 +317,13 @@ LogicalResult importConstantOfShape(NodeContext &n) {
   value = value.reshape(RankedTensorType::get({1}, value.getElementType()));
   int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
   SmallVector<int64_t> dims(count, ShapedType::kDynamic);
-  if (std::optional<SmallVector<int64_t>> values = constantValues(shape)) {
-    for (int64_t v : *values)
-      if (v < 0)
-        return n.error("shape value " + Twine(v) + " is negative");
-    dims = *values;
-  }
+  if (auto known = knownElements(shape))
+    for (auto [i, v] : llvm::enumerate(*known)) {
+      if (v && *v < 0)
+        return n.error("shape value " + Twine(*v) + " is negative");
+      if (v)
+        dims[i] = *v;
+    }
   auto type = RankedTensorType::get(dims, value.getElementType());
   n.setOutput(0, ConstantOfShapeOp::create(n.b, n.loc, type, shape, value),
               onnxType);

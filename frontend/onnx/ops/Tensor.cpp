@@ -3,11 +3,15 @@
 // Shape and data-movement ops. A Reshape whose target shape is a constant
 // (an initializer or a Constant node) gets its result type here; any other
 // target shape becomes an operand whose values the runtime reads, and the
-// result dims are all dynamic. Flatten is a reshape.
+// result dims are static where the target's elements are known (constants
+// and static dims flowing through Shape, Gather, Concat, Add/Sub/Mul).
+// Flatten is a reshape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/ImportContext.h"
+
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -15,8 +19,95 @@ using namespace tessel::onnx_import;
 
 namespace {
 
+} // namespace
+
+std::optional<SmallVector<std::optional<int64_t>>>
+onnx_import::knownElements(Value v, int depth) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() > 1 ||
+      !type.getElementType().isInteger(64) || type.getNumElements() > 64 ||
+      depth > 32)
+    return std::nullopt;
+  int64_t count = type.getNumElements();
+  SmallVector<std::optional<int64_t>> unknown(count);
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return unknown;
+  DenseIntElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense))) {
+    SmallVector<std::optional<int64_t>> out;
+    for (const APInt &e : dense.getValues<APInt>())
+      out.push_back(e.getSExtValue());
+    return out;
+  }
+  if (auto shape = dyn_cast<ShapeOp>(def)) {
+    auto in = cast<RankedTensorType>(shape.getInput().getType());
+    SmallVector<std::optional<int64_t>> out;
+    for (int64_t d = shape.getStart(), e = shape.getEnd(); d < e; ++d)
+      out.push_back(in.isDynamicDim(d) ? std::nullopt
+                                       : std::optional(in.getDimSize(d)));
+    return out;
+  }
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    SmallVector<std::optional<int64_t>> out;
+    for (Value part : concat.getInputs()) {
+      auto known = knownElements(part, depth + 1);
+      if (!known)
+        return unknown;
+      llvm::append_range(out, *known);
+    }
+    return out;
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(def); reshape && !reshape.getShape())
+    if (auto known = knownElements(reshape.getInput(), depth + 1);
+        known && int64_t(known->size()) == count)
+      return known;
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    auto data = knownElements(gather.getData(), depth + 1);
+    DenseIntElementsAttr indices;
+    if (!data || !matchPattern(gather.getIndices(), m_Constant(&indices)))
+      return unknown;
+    SmallVector<std::optional<int64_t>> out;
+    int64_t size = data->size();
+    for (const APInt &i : indices.getValues<APInt>()) {
+      int64_t k = i.getSExtValue();
+      if (k < -size || k >= size)
+        return unknown;
+      out.push_back((*data)[k < 0 ? k + size : k]);
+    }
+    return out;
+  }
+  if (isa<AddOp, SubOp, MulOp>(def)) {
+    auto a = knownElements(def->getOperand(0), depth + 1);
+    auto b = knownElements(def->getOperand(1), depth + 1);
+    if (!a || !b)
+      return unknown;
+    SmallVector<std::optional<int64_t>> out;
+    for (int64_t i = 0; i < count; ++i) {
+      std::optional<int64_t> x = (*a)[a->size() == 1 ? 0 : i],
+                             y = (*b)[b->size() == 1 ? 0 : i];
+      if (!x || !y || (a->size() != 1 && int64_t(a->size()) != count) ||
+          (b->size() != 1 && int64_t(b->size()) != count)) {
+        out.push_back(std::nullopt);
+        continue;
+      }
+      int64_t r;
+      bool overflow = isa<AddOp>(def)   ? __builtin_add_overflow(*x, *y, &r)
+                      : isa<SubOp>(def) ? __builtin_sub_overflow(*x, *y, &r)
+                                        : __builtin_mul_overflow(*x, *y, &r);
+      out.push_back(overflow ? std::nullopt : std::optional(r));
+    }
+    return out;
+  }
+  return unknown;
+}
+
+namespace {
+
 /// A Reshape whose target shape is known only at run time: the shape is an
-/// operand and every result dim is dynamic (its rank is the shape's length).
+/// operand (its length is the result's rank); a result dim is static where
+/// the target's element is known (a positive constant, or a 0 copying a
+/// static input dim), dynamic otherwise.
 LogicalResult importRuntimeReshape(NodeContext &n, Value x, Value shape,
                                    bool allowZero) {
   if (n.inputOnnxType(1) != onnx::TensorProto::INT64)
@@ -29,7 +120,17 @@ LogicalResult importRuntimeReshape(NodeContext &n, Value x, Value shape,
     return n.error("the target shape must have a static length (the rank of "
                    "the result)");
   SmallVector<int64_t> dims(st.getDimSize(0), ShapedType::kDynamic);
-  auto type = RankedTensorType::get(dims, n.inputType(0).getElementType());
+  RankedTensorType xt = n.inputType(0);
+  if (auto known = knownElements(shape))
+    for (auto [i, e] : llvm::enumerate(*known)) {
+      if (!e)
+        continue;
+      if (*e > 0 || (*e == 0 && allowZero))
+        dims[i] = *e;
+      else if (*e == 0 && int64_t(i) < xt.getRank())
+        dims[i] = xt.getDimSize(i); // copied; dynamic stays dynamic
+    }
+  auto type = RankedTensorType::get(dims, xt.getElementType());
   n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x, shape, allowZero));
   return success();
 }
