@@ -46,6 +46,9 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     Value result = emptyResult(rewriter, op); // other dims from input 0
     int64_t offset = 0;
     for (Value input : op.getInputs()) {
+      // An empty part adds nothing (and its offset may be the axis' end).
+      if (cast<RankedTensorType>(input.getType()).getDimSize(axis) == 0)
+        continue;
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
       SmallVector<OpFoldResult> sizes =

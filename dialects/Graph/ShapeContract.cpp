@@ -520,12 +520,6 @@ ReshapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
       dynamicAt = d;
     }
   }
-  if (!dynamicAt) {
-    results.push_back(dims);
-    return success();
-  }
-  // The one dynamic dim takes the rest of the element count; the count must
-  // divide evenly.
   RankedTensorType in = typeOf(getInput());
   int64_t staticIn = 1;
   SmallVector<Value> dynamicIn;
@@ -536,6 +530,18 @@ ReshapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
       staticIn *= in.getDimSize(d);
   }
   Value dynamicCount = s.product(dynamicIn);
+  if (!dynamicAt) {
+    // A static result of an input with dynamic dims: the counts must agree.
+    if (!dynamicIn.empty())
+      assumptions.push_back(
+          {s.mul(dynamicCount, s.constant(staticIn)), s.constant(staticOut),
+           "the element count of input 0 must be " +
+               std::to_string(staticOut)});
+    results.push_back(dims);
+    return success();
+  }
+  // The one dynamic dim takes the rest of the element count; the count must
+  // divide evenly.
   if (staticOut != 0 && staticIn % staticOut == 0) {
     dims[*dynamicAt] = s.mul(dynamicCount, s.constant(staticIn / staticOut));
   } else {

@@ -419,8 +419,8 @@ LogicalResult ReshapeOp::verify() {
   if (!getShape()) {
     if (getAllowzero())
       return emitOpError("allowzero needs a shape operand");
-    if (in.hasStaticShape() != out.hasStaticShape())
-      return emitOpError("a dynamic dim must stay dynamic across a reshape");
+    // Static and dynamic dims may trade places: the shape contract checks
+    // the element count at run time.
     return success();
   }
   // The extents come from the shape's values at run time: one per dim.
@@ -832,8 +832,12 @@ LogicalResult SplitOp::verify() {
       expected[axis] = i + 1 < parts ? chunk
                                      : std::max<int64_t>(n - chunk * i, 0);
     }
-    if (failed(checkShape(*this, type, expected,
-                          "result " + std::to_string(i))))
+    // A dim may stay dynamic where the sizes became constant after import.
+    if (failed(checkShape(*this, type, expected, "result " + std::to_string(i),
+                          [](int64_t dim, int64_t implied) {
+                            return dim == implied ||
+                                   ShapedType::isDynamic(dim);
+                          })))
       return failure();
   }
   return success();

@@ -203,6 +203,14 @@ static Value foldOnImport(OpBuilder &b, Value value) {
   SmallVector<OpFoldResult> folded;
   if (failed(op->fold(operands, folded)) || folded.size() != 1)
     return value;
+  // An op that folds to one of its operands (Identity, a Cast to the same
+  // type) is that operand.
+  if (auto same = dyn_cast_if_present<Value>(folded[0]);
+      same && same.getType() == value.getType()) {
+    if (op->use_empty())
+      op->erase();
+    return same;
+  }
   auto dense = dyn_cast_or_null<DenseElementsAttr>(
       dyn_cast_if_present<Attribute>(folded[0]));
   if (!dense || dense.getType() != value.getType())

@@ -361,8 +361,12 @@ LogicalResult importSplit(NodeContext &n) {
                              .getDimSize(0)) +
                    " sizes for " + Twine(parts) + " outputs");
   std::optional<SmallVector<int64_t>> sizes;
-  if (sizesValue)
+  SmallVector<std::optional<int64_t>> known(parts);
+  if (sizesValue) {
     sizes = constantValues(sizesValue);
+    if (auto k = knownElements(sizesValue))
+      known = *k;
+  }
   int64_t total = 0;
   for (int64_t v : sizes ? *sizes : SmallVector<int64_t>()) {
     if (v < 0)
@@ -377,7 +381,7 @@ LogicalResult importSplit(NodeContext &n) {
   for (int64_t i = 0; i < parts; ++i) {
     SmallVector<int64_t> shape(xt.getShape());
     if (sizesValue) {
-      shape[axis] = sizes ? (*sizes)[i] : ShapedType::kDynamic;
+      shape[axis] = known[i] ? *known[i] : ShapedType::kDynamic;
     } else if (!xt.isDynamicDim(axis)) {
       int64_t chunk = (extent + parts - 1) / parts;
       shape[axis] =

@@ -193,9 +193,6 @@ LogicalResult importReshape(NodeContext &n) {
       shape[inferred] = inRest / outRest;
   }
   auto type = RankedTensorType::get(shape, xt.getElementType());
-  if (xt.hasStaticShape() != type.hasStaticShape())
-    return n.error("reshape would need a dynamic dim the compiler cannot "
-                   "express");
   if (xt.hasStaticShape() && xt.getNumElements() != type.getNumElements())
     return n.error("cannot reshape " + Twine(xt.getNumElements()) +
                    " elements into " + Twine(type.getNumElements()));

@@ -362,14 +362,6 @@ func.func @reshape_count(%a: tensor<2x6xf32>) -> tensor<5x2xf32> {
 
 // -----
 
-func.func @reshape_loses_dynamic(%a: tensor<?x6xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'tessel.reshape' op a dynamic dim must stay dynamic across a reshape}}
-  %0 = tessel.reshape %a : (tensor<?x6xf32>) -> tensor<2x6xf32>
-  return %0 : tensor<2x6xf32>
-}
-
-// -----
-
 func.func @reshape_element_type(%a: tensor<2x6xf32>) -> tensor<12xi32> {
   // expected-error @+1 {{'tessel.reshape' op failed to verify that all of {input, result} have same element type}}
   %0 = tessel.reshape %a : (tensor<2x6xf32>) -> tensor<12xi32>
