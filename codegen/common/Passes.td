@@ -36,6 +36,18 @@ def MemRefCopyToLinalgPass : Pass<"tessel-memref-copy-to-linalg"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
+  let summary = "bf16 conversions as integer ops (no compiler-rt builtins)";
+  let description = [{
+    extf/truncf between f32 and bf16 become shifts, bitcasts and the
+    round-to-nearest-even arithmetic, so that CPU code does not call
+    compiler-rt's __truncsfbf2 / __extendbfsf2, which the kernels' shared
+    object does not link. Only those conversions change (arith-expand would
+    also rewrite maximumf into compares, losing vmaxps).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
   let summary = "Split bufferized kernels into stages with runtime-owned workspaces";
   let description = [{

@@ -28,10 +28,7 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
-      " convert-scf-to-cf, math-expand-ops{ops=tanh},"
-      // bf16 conversions as integer ops: the CPU code links no compiler-rt
-      // (__truncsfbf2).
-      " arith-expand{include-bf16=true}),"
+      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-bf16),"
       "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
       " finalize-memref-to-llvm,"
       "func.func(convert-math-to-llvm), convert-math-to-libm,"
