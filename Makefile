@@ -6,7 +6,7 @@
 #   make test   deps + build + every test (lit, GoogleTest, end to end)
 #   make test-models  deps + build + real models (ResNet, MobileNet, BERT/GPT-like) against
 #               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
-#               not part of `make test` yet). Options: TEST_MODELS_ARGS="--only resnet18"
+#               `.ci/run` runs it after `make test`). Options: TEST_MODELS_ARGS="--only resnet18"
 #   make test-sanitize
 #               a second build with assertions, AddressSanitizer and
 #               UndefinedBehaviorSanitizer in build-sanitize/, then the runtime
