@@ -30,6 +30,8 @@ def Plan_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasConstantMaterializer = 1;
+  // Comparisons of extents with constants that a dim's sign decides.
+  let hasCanonicalizer = 1;
 }
 
 class Plan_Op<string mnemonic, list<Trait> traits = []>

@@ -151,3 +151,26 @@ func.func @host_values_of_constants(%x: tensor<?x4xf32>) -> (tensor<2xi64>, tens
   %h = plan.host_values %n, %m1 : tensor<2xi64>
   return %w, %h : tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// A dim is never negative: comparisons its sign decides fold (a Slice end
+// that is a sequence length does not count from the end); others stay.
+// CHECK-LABEL: func.func @extent_sign
+// CHECK-DAG:     %[[F:.+]] = arith.constant false
+// CHECK-DAG:     %[[T:.+]] = arith.constant true
+// CHECK:         %[[N:.+]] = plan.dim
+// CHECK:         %[[K:.+]] = arith.cmpi sgt, %[[N]], %{{.+}} : index
+// CHECK:         %[[M:.+]] = arith.maxsi %[[N]], %{{.+}} : index
+// CHECK:         return %[[F]], %[[T]], %[[K]], %[[N]], %[[M]]
+func.func @extent_sign(%x: tensor<?x4xf32>) -> (i1, i1, i1, index, index) {
+  %n = plan.dim %x[0] : tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lt = arith.cmpi slt, %n, %c0 : index
+  %ge = arith.cmpi sge, %n, %c0 : index
+  %gt = arith.cmpi sgt, %n, %c1 : index
+  %m0 = arith.maxsi %n, %c0 : index
+  %m1 = arith.maxsi %n, %c1 : index
+  return %lt, %ge, %gt, %m0, %m1 : i1, i1, i1, index, index
+}
