@@ -104,6 +104,11 @@ const ArithmeticCase kArithmetic[] = {
     {K::Min, kMax, kMin, kMin},
     {K::Max, -3, 2, 2},
     {K::Max, 5, 5, 5},
+    // 1 if a < b else 0 (a Slice bound's "negative counts from the end").
+    {K::Lt, -1, 0, 1},
+    {K::Lt, 0, 0, 0},
+    {K::Lt, 3, -2, 0},
+    {K::Lt, kMin, kMax, 1},
 };
 
 class Arithmetic : public ::testing::TestWithParam<ArithmeticCase> {};
