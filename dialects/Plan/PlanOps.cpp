@@ -278,6 +278,27 @@ struct EraseTrivialAssertEq : OpRewritePattern<AssertEqOp> {
     return success();
   }
 };
+/// A reshape_dims that repeats an earlier one in its block (same source,
+/// same values, same allowzero: the same dims and the same checks) is that
+/// one. It is not pure, so CSE leaves it; its results are.
+struct MergeRepeatedReshapeDims : OpRewritePattern<ReshapeDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      auto earlier = dyn_cast<ReshapeDimsOp>(prev);
+      if (earlier && earlier.getSource() == op.getSource() &&
+          earlier.getValues() == op.getValues() &&
+          earlier.getAllowzero() == op.getAllowzero()) {
+        rewriter.replaceOp(op, earlier.getDims());
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "no earlier equal reshape_dims");
+  }
+};
+
 /// host_values of constants -> weight.
 struct HostValuesToWeight : OpRewritePattern<HostValuesOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -305,7 +326,8 @@ void HostValuesOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void ReshapeDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                 MLIRContext *context) {
-  patterns.add<FoldConstantReshapeDims, ForwardConstantReshapeDims>(context);
+  patterns.add<FoldConstantReshapeDims, ForwardConstantReshapeDims,
+               MergeRepeatedReshapeDims>(context);
 }
 
 void AssertEqOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

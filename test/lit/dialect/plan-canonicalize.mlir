@@ -174,3 +174,23 @@ func.func @extent_sign(%x: tensor<?x4xf32>) -> (i1, i1, i1, index, index) {
   %m1 = arith.maxsi %n, %c1 : index
   return %lt, %ge, %gt, %m0, %m1 : i1, i1, i1, index, index
 }
+
+// -----
+
+// A reshape_dims that repeats an earlier one (same operands) is that one:
+// its dims and checks are the same. One with other values stays.
+// CHECK-LABEL: func.func @repeated_reshape_dims
+// CHECK:         %[[A:.+]]:2 = plan.reshape_dims
+// CHECK:         %[[B:.+]]:2 = plan.reshape_dims
+// CHECK-NOT:     plan.reshape_dims
+// CHECK:         return %[[A]]#0, %[[A]]#0, %[[B]]#0
+func.func @repeated_reshape_dims(%x: tensor<?x4xf32>, %s: tensor<2xi64>) -> (index, index, index) {
+  %n = plan.dim %x[0] : tensor<?x4xf32>
+  %c4 = arith.constant 4 : index
+  %c2 = arith.constant 2 : index
+  %v:2 = plan.input_values %s : tensor<2xi64> -> index, index
+  %a:2 = plan.reshape_dims(%n, %c4) to(%v#0, %v#1) : index, index
+  %b:2 = plan.reshape_dims(%n, %c4) to(%v#0, %v#1) : index, index
+  %c:2 = plan.reshape_dims(%n, %c4) to(%v#1, %v#0) : index, index
+  return %a#0, %b#0, %c#0 : index, index, index
+}
