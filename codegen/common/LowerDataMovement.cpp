@@ -170,6 +170,41 @@ struct LowerExpand : OpRewritePattern<ExpandOp> {
   }
 };
 
+/// Range: element i is start + i * delta, in the element type.
+struct LowerRange : OpRewritePattern<RangeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RangeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    Type element = op.getType().getElementType();
+    Value start = tensor::ExtractOp::create(rewriter, loc, op.getStart());
+    Value delta = tensor::ExtractOp::create(rewriter, loc, op.getDelta());
+    Value init = emptyResult(rewriter, op);
+    auto id = AffineMap::getMultiDimIdentityMap(1, rewriter.getContext());
+    Value result = generic(
+        rewriter, loc, ValueRange{}, init, {id}, iterators(1, 0),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value i = linalg::IndexOp::create(b, l, 0);
+          Value v;
+          if (isa<FloatType>(element)) {
+            Value n = arith::IndexCastOp::create(b, l, b.getI64Type(), i);
+            n = arith::SIToFPOp::create(b, l, element, n);
+            v = arith::AddFOp::create(
+                b, l, start, arith::MulFOp::create(b, l, n, delta));
+          } else {
+            Value n = arith::IndexCastOp::create(b, l, element, i);
+            v = arith::AddIOp::create(
+                b, l, start, arith::MulIOp::create(b, l, n, delta));
+          }
+          yield(b, l, v);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LowerConstantOfShape : OpRewritePattern<ConstantOfShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOfShapeOp op,
@@ -212,6 +247,6 @@ struct LowerIdentity : OpRewritePattern<IdentityOp> {
 
 void tessel::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerTranspose, LowerConcat, LowerReshape, LowerConstant,
-               LowerIdentity, LowerExpand, LowerConstantOfShape>(
+               LowerIdentity, LowerExpand, LowerConstantOfShape, LowerRange>(
       patterns.getContext());
 }

@@ -745,6 +745,36 @@ LogicalResult ExpandOp::reifyShapeContract(
   return success();
 }
 
+bool RangeOp::isShapeOperand(unsigned) {
+  return getType().getElementType().isInteger(64);
+}
+
+LogicalResult RangeOp::reifyShapeContract(
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &) {
+  ShapeBuilder s(b, getLoc());
+  RankedTensorType type = getType();
+  if (!type.isDynamicDim(0)) {
+    results.push_back({s.constant(type.getDimSize(0))});
+    return success();
+  }
+  std::optional<ArrayRef<Value>> start = operands.values(0),
+                                 limit = operands.values(1),
+                                 delta = operands.values(2);
+  if (!type.getElementType().isInteger(64) || !start || !limit || !delta)
+    return emitError() << describeLoc(getLoc())
+                       << ": the extent of a Range of "
+                       << type.getElementType()
+                       << " needs its start, limit and delta as int64 "
+                          "constants, model inputs or values computed from "
+                          "shapes";
+  // max(ceil((limit - start) / delta), 0); a zero delta is a run-time
+  // error of the shape program (division by zero).
+  Value count = s.ceilDiv(s.sub((*limit)[0], (*start)[0]), (*delta)[0]);
+  results.push_back({s.max(count, s.constant(0))});
+  return success();
+}
+
 bool ConstantOfShapeOp::isShapeOperand(unsigned index) { return index == 0; }
 
 LogicalResult ConstantOfShapeOp::reifyShapeContract(

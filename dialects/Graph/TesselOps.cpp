@@ -843,6 +843,24 @@ LogicalResult SplitOp::verify() {
   return success();
 }
 
+OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
+  // Integer ranges of constants, small enough to be shapes or axes lists.
+  auto start = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getStart());
+  auto limit = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getLimit());
+  auto delta = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getDelta());
+  RankedTensorType type = getType();
+  if (!start || !limit || !delta || !type.hasStaticShape() ||
+      type.getNumElements() > 64)
+    return {};
+  unsigned width = type.getElementTypeBitWidth();
+  APInt first = *start.getValues<APInt>().begin();
+  APInt step = *delta.getValues<APInt>().begin();
+  SmallVector<APInt> values;
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    values.push_back(first + step * APInt(width, i, /*isSigned=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
 OpFoldResult SizeOp::fold(FoldAdaptor) {
   auto in = rankedType(getInput());
   if (!in.hasStaticShape())

@@ -627,6 +627,32 @@ def Tessel_SizeOp : Tessel_Op<"size"> {
   let hasFolder = 1;
 }
 
+def Tessel_RangeOp : Tessel_Op<"range", [SameOperandsAndResultElementType],
+                                ["isShapeOperand"]> {
+  let summary = "start, start + delta, ... up to limit (ONNX Range)";
+  let description = [{
+    A 1-D tensor of max(ceil((limit - start) / delta), 0) elements,
+    element i being start + i * delta. The operands are scalars. Its extent
+    depends on their values: for int64 they are shape operands (constants,
+    model inputs or computed from shapes, read on the host and in the
+    kernel); for other types they must be constants (the result type is
+    then static).
+
+    ```mlir
+    %r = tessel.range %start, %limit, %delta : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[AnyFloat, AnySignlessInteger]>:$start,
+                   0DTensorOf<[AnyFloat, AnySignlessInteger]>:$limit,
+                   0DTensorOf<[AnyFloat, AnySignlessInteger]>:$delta);
+  let results = (outs 1DTensorOf<[AnyFloat, AnySignlessInteger]>:$result);
+  let assemblyFormat = [{
+    $start `,` $limit `,` $delta attr-dict `:` functional-type(operands, results)
+  }];
+  // A range of integer constants folds (axes lists in function bodies).
+  let hasFolder = 1;
+}
+
 def Tessel_ExpandOp : Tessel_Op<"expand", [], ["isShapeOperand"]> {
   let summary = "Broadcast to a shape given as values (ONNX Expand)";
   let description = [{

@@ -12,6 +12,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::onnx_import;
@@ -395,6 +397,45 @@ LogicalResult importSplit(NodeContext &n) {
   return success();
 }
 
+/// Range-11: scalars start, limit, delta. The extent is static when all
+/// three are constants; otherwise it is computed at run time (int64 only).
+LogicalResult importRange(NodeContext &n) {
+  Value start = n.input(0), limit = n.input(1), delta = n.input(2);
+  if (!start || !limit || !delta)
+    return failure();
+  auto st = cast<RankedTensorType>(start.getType());
+  for (int i = 0; i < 3; ++i)
+    if (n.inputType(i).getRank() != 0 ||
+        n.inputType(i).getElementType() != st.getElementType())
+      return n.error("start, limit and delta must be scalars of one type");
+  int64_t count = ShapedType::kDynamic;
+  DenseElementsAttr a, b, c;
+  if (matchPattern(start, m_Constant(&a)) &&
+      matchPattern(limit, m_Constant(&b)) &&
+      matchPattern(delta, m_Constant(&c))) {
+    auto value = [](DenseElementsAttr e) -> double {
+      if (isa<FloatType>(e.getElementType()))
+        return (*e.getValues<APFloat>().begin()).convertToDouble();
+      return double((*e.getValues<APInt>().begin()).getSExtValue());
+    };
+    double d = value(c);
+    if (d == 0)
+      return n.error("delta is 0");
+    count = std::max<int64_t>(
+        int64_t(std::ceil((value(b) - value(a)) / d)), 0);
+  } else if (!st.getElementType().isInteger(64)) {
+    return n.error("a Range of " + Twine(n.inputOnnxType(0) ==
+                                                 onnx::TensorProto::INT32
+                                             ? "int32"
+                                             : "non-int64 values") +
+                   " needs constant start, limit and delta (only int64 "
+                   "ranges are sized at run time)");
+  }
+  auto type = RankedTensorType::get({count}, st.getElementType());
+  n.setOutput(0, RangeOp::create(n.b, n.loc, type, start, limit, delta));
+  return success();
+}
+
 LogicalResult importSize(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -411,6 +452,7 @@ void onnx_import::registerShapeOps(OpRegistry &r) {
   // Split-18 adds num_outputs.
   r.add("Split", 2, importSplit);
   r.add("Size", 1, importSize);
+  r.add("Range", 11, importRange);
   r.add("Expand", 8, importExpand);
   r.add("ConstantOfShape", 9, importConstantOfShape);
   // Shape-15 adds start and end; they default to the whole shape.
