@@ -26,6 +26,10 @@ bool staticEqual(int64_t a, int64_t b);
 /// A result dim against its implied extent: the same extent, or both
 /// dynamic.
 bool sameDim(int64_t a, int64_t b);
+/// A result dim against an implied extent that it may leave dynamic (one
+/// computed from values that became constant after import; the shape
+/// contract computes and checks it).
+bool sameOrDynamicDim(int64_t a, int64_t b);
 
 /// Checks that `type` has `expected` extents, each pair by `agree`.
 mlir::LogicalResult checkShape(mlir::Operation *op, mlir::RankedTensorType type,

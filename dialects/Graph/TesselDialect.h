@@ -46,6 +46,10 @@ std::pair<mlir::Value, mlir::Value> sliceRange(mlir::OpBuilder &b,
                                                mlir::Value start,
                                                mlir::Value end, int64_t step);
 
+/// The elements of `v` when it is an integer constant (sign-extended),
+/// else nullopt: a Slice's bounds, a shape operand known at compile time.
+std::optional<llvm::SmallVector<int64_t>> constantIntValues(mlir::Value v);
+
 /// The accumulator a contraction of `element`s uses by default: f32 for
 /// f16 and bf16, i32 for 8- and 16-bit integers, else `element`.
 mlir::Type defaultAccumulatorType(mlir::Type element);

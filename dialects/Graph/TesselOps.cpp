@@ -72,6 +72,10 @@ bool graph_detail::staticEqual(int64_t a, int64_t b) {
 /// dynamic.
 bool graph_detail::sameDim(int64_t a, int64_t b) { return a == b; }
 
+bool graph_detail::sameOrDynamicDim(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a);
+}
+
 /// Prints an extent as in a type: `?` for a dynamic one.
 static std::string extent(int64_t d) {
   return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
@@ -748,8 +752,7 @@ std::pair<int64_t, int64_t> tessel::sliceRange(int64_t n, int64_t start,
   return {start, start > end ? (start - end - step - 1) / -step : 0};
 }
 
-/// The elements of `v` when it is an integer constant.
-static std::optional<SmallVector<int64_t>> constantInts(Value v) {
+std::optional<SmallVector<int64_t>> tessel::constantIntValues(Value v) {
   DenseIntElementsAttr dense;
   if (!matchPattern(v, m_Constant(&dense)))
     return std::nullopt;
@@ -768,8 +771,8 @@ LogicalResult SliceOp::verify() {
     return emitOpError("starts, ends, axes and steps differ in length");
   if (getType().getElementType() != in.getElementType())
     return emitOpError("result element type differs from the input's");
-  std::optional<SmallVector<int64_t>> starts = constantInts(getStarts()),
-                                      ends = constantInts(getEnds());
+  std::optional<SmallVector<int64_t>> starts = constantIntValues(getStarts()),
+                                      ends = constantIntValues(getEnds());
   SmallVector<int64_t> expected(in.getShape());
   for (int64_t i = 0; i < count; ++i) {
     int64_t axis = getAxes()[i], step = getSteps()[i];
@@ -787,9 +790,7 @@ LogicalResult SliceOp::verify() {
   // A result dim may stay dynamic where the extent became known later
   // (bounds that folded after import); the contract computes it then.
   return checkShape(*this, getType(), expected, "result",
-                    [](int64_t dim, int64_t implied) {
-                      return dim == implied || ShapedType::isDynamic(dim);
-                    });
+                    sameOrDynamicDim);
 }
 
 //===----------------------------------------------------------------------===//
@@ -810,7 +811,7 @@ LogicalResult SplitOp::verify() {
                                << " sizes";
   std::optional<SmallVector<int64_t>> sizes;
   if (getSizes())
-    sizes = constantInts(getSizes());
+    sizes = constantIntValues(getSizes());
   int64_t n = in.getDimSize(axis), total = 0;
   for (int64_t v : sizes ? *sizes : SmallVector<int64_t>()) {
     if (v < 0)
@@ -834,10 +835,7 @@ LogicalResult SplitOp::verify() {
     }
     // A dim may stay dynamic where the sizes became constant after import.
     if (failed(checkShape(*this, type, expected, "result " + std::to_string(i),
-                          [](int64_t dim, int64_t implied) {
-                            return dim == implied ||
-                                   ShapedType::isDynamic(dim);
-                          })))
+                          sameOrDynamicDim)))
       return failure();
   }
   return success();
@@ -914,7 +912,7 @@ LogicalResult ExpandOp::verify() {
   if (getType().getElementType() != in.getElementType())
     return emitOpError("result element type differs from the input's");
   SmallVector<std::optional<int64_t>> values(count);
-  if (std::optional<SmallVector<int64_t>> c = constantInts(getShape()))
+  if (std::optional<SmallVector<int64_t>> c = constantIntValues(getShape()))
     for (int64_t k = 0; k < count; ++k)
       values[k] = (*c)[k];
   std::string error;
@@ -923,9 +921,7 @@ LogicalResult ExpandOp::verify() {
   if (failed(expected))
     return emitOpError(error);
   return checkShape(*this, getType(), *expected, "result",
-                    [](int64_t dim, int64_t implied) {
-                      return dim == implied || ShapedType::isDynamic(dim);
-                    });
+                    sameOrDynamicDim);
 }
 
 LogicalResult ConstantOfShapeOp::verify() {
@@ -938,14 +934,12 @@ LogicalResult ConstantOfShapeOp::verify() {
     return emitOpError("shape has ")
            << count << " elements for a rank-" << getType().getRank()
            << " result";
-  if (std::optional<SmallVector<int64_t>> values = constantInts(getShape())) {
+  if (std::optional<SmallVector<int64_t>> values = constantIntValues(getShape())) {
     for (int64_t v : *values)
       if (v < 0)
         return emitOpError("shape value ") << v << " is negative";
     return checkShape(*this, getType(), *values, "result",
-                      [](int64_t dim, int64_t implied) {
-                        return dim == implied || ShapedType::isDynamic(dim);
-                      });
+                      sameOrDynamicDim);
   }
   return success();
 }

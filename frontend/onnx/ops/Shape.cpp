@@ -162,17 +162,6 @@ LogicalResult importGather(NodeContext &n) {
   return success();
 }
 
-/// The elements of `v` when it is an integer constant.
-std::optional<SmallVector<int64_t>> constantValues(Value v) {
-  DenseIntElementsAttr dense;
-  if (!matchPattern(v, m_Constant(&dense)))
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (const APInt &e : dense.getValues<APInt>())
-    out.push_back(e.getSExtValue());
-  return out;
-}
-
 /// A 1-D int64 tensor of `values`.
 Value int64Constant(NodeContext &n, ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({int64_t(values.size())}, n.b.getI64Type());
@@ -238,8 +227,8 @@ LogicalResult importSlice(NodeContext &n) {
     steps.assign(count, 1);
   if (int64_t(axes.size()) != count || int64_t(steps.size()) != count)
     return n.error("starts, ends, axes and steps differ in length");
-  std::optional<SmallVector<int64_t>> startValues = constantValues(starts),
-                                      endValues = constantValues(ends);
+  std::optional<SmallVector<int64_t>> startValues = constantIntValues(starts),
+                                      endValues = constantIntValues(ends);
   SmallVector<int64_t> shape(xt.getShape());
   for (int64_t i = 0; i < count; ++i) {
     int64_t &axis = axes[i];
@@ -365,7 +354,7 @@ LogicalResult importSplit(NodeContext &n) {
   std::optional<SmallVector<int64_t>> sizes;
   SmallVector<std::optional<int64_t>> known(parts);
   if (sizesValue) {
-    sizes = constantValues(sizesValue);
+    sizes = constantIntValues(sizesValue);
     if (auto k = knownElements(sizesValue))
       known = *k;
   }

@@ -33,13 +33,8 @@ onnx_import::knownElements(Value v, int depth) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return unknown;
-  DenseIntElementsAttr dense;
-  if (matchPattern(v, m_Constant(&dense))) {
-    SmallVector<std::optional<int64_t>> out;
-    for (const APInt &e : dense.getValues<APInt>())
-      out.push_back(e.getSExtValue());
-    return out;
-  }
+  if (std::optional<SmallVector<int64_t>> c = constantIntValues(v))
+    return SmallVector<std::optional<int64_t>>(c->begin(), c->end());
   if (auto shape = dyn_cast<ShapeOp>(def)) {
     auto in = cast<RankedTensorType>(shape.getInput().getType());
     SmallVector<std::optional<int64_t>> out;
