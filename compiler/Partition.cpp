@@ -329,12 +329,8 @@ LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
     SmallVector<Value> target;
     if (std::optional<SmallVector<Value>> e = hostElements(shape)) {
       target = *e;
-    } else if (isa_and_nonnull<BlockArgument>(values.lookupOrNull(shape))) {
-      auto read = plan::InputValuesOp::create(
-          builder, op.getLoc(),
-          SmallVector<Type>(type.getRank(), builder.getIndexType()),
-          values.lookup(shape));
-      target = read.getValues();
+    } else if (std::optional<SmallVector<Value>> e = inputElements(shape)) {
+      target = *e;
     } else {
       return op.emitError() << describeLoc(op.getLoc())
                             << ": the target shape must be a graph input or "
