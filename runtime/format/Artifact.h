@@ -32,7 +32,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 1;
+constexpr uint32_t kFormatVersionMinor = 2;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -182,6 +182,66 @@ struct HostValues {
   Shape values;
 };
 
+/// "No buffer": an absent optional operand of a control op.
+constexpr uint32_t kNoBuffer = 0xffffffffu;
+
+/// One step of a region (format 3.2): what the runtime does next.
+struct Step {
+  enum class Kind : uint32_t {
+    Shape = 0,      ///< evaluate shapeProgram[index]
+    HostValues = 1, ///< write hostValues[index]
+    Launch = 2,     ///< run plan[index]
+    Control = 3,    ///< run controlOps[index]
+  };
+  Kind kind = Kind::Launch;
+  uint32_t index = 0;
+};
+
+/// A sequence of steps and the tensors it yields (format 3.2). Region 0 is
+/// the model's top level (it yields nothing: the outputs are its buffers);
+/// the others are the branches of If and the bodies of Loop. A symbol that
+/// a step of a region binds is bound from that step until the region ends:
+/// on every entry (each iteration of a loop) the region starts from the
+/// bindings of its enclosing region.
+struct Region {
+  std::vector<Step> steps;
+  std::vector<LaunchArg> yields; ///< views of buffers, in order
+};
+
+/// Structured control flow (format 3.2). Buffers named here are views of
+/// the enclosing region's tensors (`operands`), buffers of the body that
+/// the runtime fills before each iteration (`bodyArgs`), or buffers of the
+/// enclosing region that receive the results (`results`): each symbol of a
+/// result buffer's shape is bound, when the op finishes, to the extent of
+/// the value it receives, and each static dim is checked against it.
+///
+///   If:   operands = [cond] (bool, one element); regions = [then, else];
+///         no bodyArgs; results[i] = yield i of the branch taken.
+///   Loop: operands = [tripCount (int64, one element, or kNoBuffer),
+///         cond (bool, one element, or kNoBuffer), initial values of the
+///         N loop-carried tensors...]; regions = [body]; bodyArgs =
+///         [iteration (int64 scalar), cond (bool scalar), carried...]
+///         (each carried buffer's shape symbols bound per iteration to the
+///         value it holds); the body yields [cond, N carried, K scan
+///         values]; results = [N final carried values, K scan outputs],
+///         scan output k being the scan values of every iteration stacked
+///         along a new leading axis (every iteration must yield the same
+///         shape). ONNX Loop semantics: the body runs while
+///         (no tripCount or i < tripCount) and (no cond or cond).
+struct ControlOp {
+  enum class Kind : uint32_t {
+    If = 0,
+    Loop = 1,
+  };
+  Kind kind = Kind::If;
+  std::vector<LaunchArg> operands;
+  std::vector<uint32_t> regions;
+  std::vector<uint32_t> bodyArgs;
+  std::vector<uint32_t> results;
+  std::string onnxNode; ///< the ONNX node it implements (for errors)
+  std::string onnxOp;
+};
+
 /// Compiled code for one target.
 struct TargetBinary {
   enum class Format : uint32_t {
@@ -206,6 +266,13 @@ struct Artifact {
   std::vector<Launch> plan;
   std::vector<ShapeOp> shapeProgram; ///< evaluated in order on every run
   std::vector<HostValues> hostValues; ///< written after the shape program
+  /// Format 3.2: the structured plan. Empty: one implicit region, every
+  /// shape instruction, then every host values entry, then every launch, in
+  /// order. Otherwise region 0 is the top level and each shape instruction,
+  /// host values entry, launch and control op is the step of exactly one
+  /// region, each region but 0 belonging to exactly one control op.
+  std::vector<Region> regions;
+  std::vector<ControlOp> controlOps;
   /// x86-64 extensions the "cpu" binary uses (names of CpuFeatures.h, e.g.
   /// "avx2"); the CPU driver refuses to load it on a CPU without one.
   std::vector<std::string> cpuFeatures;
