@@ -10,6 +10,7 @@
 #include "codegen/common/GraphToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -32,6 +33,17 @@ struct LowerTranspose : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// `a + b` for extents, folded when both are constants.
+static OpFoldResult addExtents(OpBuilder &b, Location loc, OpFoldResult a,
+                               OpFoldResult c) {
+  std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(c);
+  if (x && y)
+    return b.getIndexAttr(*x + *y);
+  return b.createOrFold<arith::AddIOp>(
+      loc, getValueOrCreateConstantIndexOp(b, loc, a),
+      getValueOrCreateConstantIndexOp(b, loc, c));
+}
+
 struct LowerConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
@@ -41,10 +53,10 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
-    if (type.isDynamicDim(axis))
-      return rewriter.notifyMatchFailure(op, "the concat axis must be static");
-    Value result = emptyResult(rewriter, op); // other dims from input 0
-    int64_t offset = 0;
+    Value result = emptyResult(rewriter, op); // extents from the contract
+    // Each part goes at the sum of the extents before it along the axis
+    // (index arithmetic where one is dynamic).
+    OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value input : op.getInputs()) {
       // An empty part adds nothing (and its offset may be the axis' end).
       if (cast<RankedTensorType>(input.getType()).getDimSize(axis) == 0)
@@ -53,8 +65,8 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
       SmallVector<OpFoldResult> sizes =
           tensor::getMixedSizes(rewriter, loc, input);
-      offsets[axis] = rewriter.getIndexAttr(offset);
-      offset += cast<RankedTensorType>(input.getType()).getDimSize(axis);
+      offsets[axis] = offset;
+      offset = addExtents(rewriter, loc, offset, sizes[axis]);
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
                                              offsets, sizes, strides);
     }
