@@ -14,6 +14,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "dialects/Graph/ShapeContract.td"
 
 def Tessel_Dialect : Dialect {
@@ -736,6 +737,102 @@ def Tessel_GatherOp : Tessel_Op<"gather"> {
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+// Control-flow ops have no shape contract: partitioning lowers them to plan
+// regions (plan.if, plan.loop) whose result extents are bound when they run.
+// Their regions capture outer values by use; they are as pure as their bodies.
+class Tessel_ControlOp<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic,
+         !listconcat(traits, [RecursiveMemoryEffects])>;
+
+def Tessel_YieldOp
+    : Op<Tessel_Dialect, "yield",
+         [Pure, Terminator, ReturnLike,
+          ParentOneOf<["IfOp", "LoopOp"]>]> {
+  let summary = "The values a branch or loop body gives its op";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, mlir::ValueRange());
+  }]>];
+}
+
+def Tessel_IfOp
+    : Tessel_ControlOp<"if", [NoRegionArguments,
+                              SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "ONNX If: runs one of two branches";
+  let description = [{
+    `cond` has one element. Each branch yields one tensor per result, of the
+    result's element type and rank; a static dim of a result is the
+    extent both branches yield there (checked at run time where a branch's
+    is dynamic).
+
+    ```mlir
+    %r = tessel.if %c : tensor<i1> -> tensor<?xf32> {
+      tessel.yield %a : tensor<3xf32>
+    } else {
+      tessel.yield %b : tensor<?xf32>
+    }
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$cond);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $cond `:` type($cond) (`->` type($results)^)? $thenRegion `else`
+    $elseRegion attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_LoopOp
+    : Tessel_ControlOp<"loop", [AttrSizedOperandSegments,
+                                SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "ONNX Loop: a body run while a count and a condition allow";
+  let description = [{
+    The body runs while (no `trip_count` or i < trip_count) and (no `cond`
+    or cond); both have one element. Its block arguments are the iteration
+    number (tensor<i64>), the condition (tensor<i1>) and the loop-carried
+    values; it yields the next condition, the next carried values and
+    `num_scan` scan values. The results are the final carried values, then
+    each scan value of every iteration stacked on a new leading axis.
+    Carried values keep their element type and rank; a dim that changes
+    across iterations is dynamic in the block argument and the result.
+
+    ```mlir
+    %y, %s = tessel.loop trip(%n : tensor<i64>) cond(%c : tensor<i1>)
+        carried(%y0 : tensor<1xf32>) -> tensor<1xf32>, tensor<?x1xf32> {
+    ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<1xf32>):
+      ...
+      tessel.yield %ci, %next, %next : tensor<i1>, tensor<1xf32>, tensor<1xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Optional<TensorOf<[I64]>>:$trip_count,
+                   Optional<TensorOf<[I1]>>:$cond,
+                   Variadic<AnyRankedTensor>:$inits);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`trip` `(` $trip_count^ `:` type($trip_count) `)`)?
+    (`cond` `(` $cond^ `:` type($cond) `)`)?
+    (`carried` `(` $inits^ `:` type($inits) `)`)?
+    (`->` type($results)^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// How many scan outputs the loop has.
+    unsigned getNumScanOutputs() {
+      return getNumResults() - getInits().size();
+    }
+  }];
 }
 
 #endif // TESSEL_GRAPH_OPS

@@ -20,6 +20,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <optional>
 
 namespace tessel::onnx_import {
@@ -31,6 +32,8 @@ struct GraphValue {
   int32_t onnxType = 0;
 };
 
+class NodeContext;
+
 /// Whole-import state.
 struct ImportContext {
   ImportContext(mlir::MLIRContext &context, std::string file)
@@ -39,6 +42,15 @@ struct ImportContext {
   mlir::OpBuilder builder;
   std::string file;
   llvm::StringMap<GraphValue> values;
+  /// Imports subgraph `graph` (an If branch, a Loop body) at the builder's
+  /// insertion point: its inputs are `args` (one per graph input), names it
+  /// does not define are the values in scope around it, and its outputs are
+  /// returned in `outputs`. Names it defines are gone afterwards. Set by the
+  /// importer.
+  std::function<mlir::LogicalResult(NodeContext &, const onnx::GraphProto &,
+                                    llvm::ArrayRef<GraphValue>,
+                                    llvm::SmallVectorImpl<GraphValue> &)>
+      importSubgraph;
   /// Set when an error said that an op (or its opset) or a data type is not
   /// supported, as opposed to a model the supported ops cannot import.
   bool unsupported = false;

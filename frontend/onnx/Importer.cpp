@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -81,6 +82,10 @@ private:
   /// Imports `n` as the nodes of `body`.
   LogicalResult expand(NodeContext &n, const FunctionBody &body,
                        const Scope &scope);
+  /// ImportContext::importSubgraph.
+  LogicalResult importSubgraph(NodeContext &n, const onnx::GraphProto &graph,
+                               ArrayRef<GraphValue> args,
+                               SmallVectorImpl<GraphValue> &outputs);
   /// A value name used nowhere in the model yet, derived from `base`.
   std::string freshName(const std::string &base);
 
@@ -95,6 +100,8 @@ private:
   llvm::StringSet<> usedNames;
   unsigned freshCounter = 0;
   bool unsupported = false;
+  /// The scope of the node being imported (a subgraph's nodes share it).
+  const Scope *currentScope = nullptr;
 };
 
 /// Bodies nested deeper than this are taken for a recursive function.
@@ -158,6 +165,11 @@ OwningOpRef<ModuleOp> Importer::run() {
     return {};
   }
   ctx = std::make_unique<ImportContext>(context, path);
+  ctx->importSubgraph = [this](NodeContext &n, const onnx::GraphProto &g,
+                               ArrayRef<GraphValue> args,
+                               SmallVectorImpl<GraphValue> &outputs) {
+    return importSubgraph(n, g, args, outputs);
+  };
   OpBuilder &b = ctx->builder;
   const onnx::GraphProto &graph = model.graph();
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
@@ -273,8 +285,55 @@ LogicalResult Importer::importNodes(ArrayRef<const onnx::NodeProto *> nodes,
   return success();
 }
 
+LogicalResult Importer::importSubgraph(NodeContext &n,
+                                       const onnx::GraphProto &graph,
+                                       ArrayRef<GraphValue> args,
+                                       SmallVectorImpl<GraphValue> &outputs) {
+  if (graph.input_size() != int(args.size()))
+    return n.error("subgraph '" + graph.name() + "' has " +
+                   Twine(graph.input_size()) + " inputs, the op gives it " +
+                   Twine(args.size()));
+  // The subgraph's names shadow nothing (ONNX names are unique in a model)
+  // and end with it: restore the outer scope afterwards.
+  llvm::StringMap<GraphValue> outer = ctx->values;
+  llvm::scope_exit restore([&] { ctx->values = std::move(outer); });
+  for (auto [input, arg] : llvm::zip(graph.input(), args)) {
+    usedNames.insert(input.name());
+    ctx->values[input.name()] = arg;
+  }
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    FailureOr<DenseElementsAttr> value = ctx->tensorAttr(t, n.loc);
+    if (failed(value))
+      return failure();
+    usedNames.insert(t.name());
+    ctx->values[t.name()] = GraphValue{
+        ConstantOp::create(n.b, NameLoc::get(n.b.getStringAttr(t.name()), n.loc),
+                           *value),
+        t.data_type()};
+  }
+  SmallVector<const onnx::NodeProto *> nodes;
+  for (const onnx::NodeProto &node : graph.node()) {
+    nodes.push_back(&node);
+    for (const std::string &out : node.output())
+      usedNames.insert(out);
+  }
+  if (failed(importNodes(nodes, *currentScope)))
+    return failure();
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    auto it = ctx->values.find(out.name());
+    if (it == ctx->values.end())
+      return n.error("output '" + out.name() + "' of subgraph '" +
+                     graph.name() + "' is never computed");
+    outputs.push_back(it->second);
+  }
+  return success();
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node,
                                    const Scope &scope) {
+  const Scope *enclosing = currentScope;
+  currentScope = &scope;
+  llvm::scope_exit restore([&] { currentScope = enclosing; });
   NodeContext n = nodeContext(node, scope);
   std::string domain = canonicalDomain(node.domain()).str();
   bool imported = scope.opsets.count(domain) != 0;

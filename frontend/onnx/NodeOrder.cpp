@@ -9,12 +9,51 @@
 #include "frontend/onnx/NodeOrder.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <queue>
 
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::onnx_import;
+
+/// Adds to `names` what the subgraphs of `node` (If branches, Loop and Scan
+/// bodies, recursively) read from around them: names none of their inputs,
+/// initializers or nodes define.
+static void outerNames(const onnx::NodeProto &node,
+                       std::vector<std::string> &names) {
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    std::vector<const onnx::GraphProto *> graphs;
+    if (attr.has_g())
+      graphs.push_back(&attr.g());
+    for (const onnx::GraphProto &g : attr.graphs())
+      graphs.push_back(&g);
+    for (const onnx::GraphProto *g : graphs) {
+      llvm::StringSet<> inner;
+      for (const onnx::ValueInfoProto &in : g->input())
+        inner.insert(in.name());
+      for (const onnx::TensorProto &t : g->initializer())
+        inner.insert(t.name());
+      for (const onnx::NodeProto &n : g->node())
+        for (const std::string &out : n.output())
+          inner.insert(out);
+      for (const onnx::NodeProto &n : g->node()) {
+        std::vector<std::string> used(n.input().begin(), n.input().end());
+        outerNames(n, used);
+        for (std::string &name : used)
+          if (!name.empty() && !inner.contains(name))
+            names.push_back(std::move(name));
+      }
+    }
+  }
+}
+
+/// What `node` reads: its inputs and what its subgraphs read from around.
+static std::vector<std::string> dependencies(const onnx::NodeProto &node) {
+  std::vector<std::string> names(node.input().begin(), node.input().end());
+  outerNames(node, names);
+  return names;
+}
 
 FailureOr<SmallVector<const onnx::NodeProto *>>
 onnx_import::sortTopologically(
@@ -39,8 +78,11 @@ onnx_import::sortTopologically(
   // Edges producer -> consumer, and how many producers each node waits for.
   std::vector<SmallVector<size_t, 2>> consumers(count);
   std::vector<size_t> waiting(count, 0);
+  std::vector<std::vector<std::string>> reads(count);
   for (size_t i = 0; i < count; ++i)
-    for (const std::string &in : nodes[i]->input()) {
+    reads[i] = dependencies(*nodes[i]);
+  for (size_t i = 0; i < count; ++i)
+    for (const std::string &in : reads[i]) {
       if (in.empty())
         continue;
       auto it = producer.find(in);
@@ -81,7 +123,7 @@ onnx_import::sortTopologically(
   std::string through;
   while (!seen[at]) {
     seen[at] = true;
-    for (const std::string &in : nodes[at]->input()) {
+    for (const std::string &in : reads[at]) {
       auto it = in.empty() ? producer.end() : producer.find(in);
       if (it != producer.end() && waiting[it->second]) {
         at = it->second;
@@ -91,7 +133,7 @@ onnx_import::sortTopologically(
     }
   }
   // `at` is on the cycle; name the input through which it depends on itself.
-  for (const std::string &in : nodes[at]->input()) {
+  for (const std::string &in : reads[at]) {
     auto it = in.empty() ? producer.end() : producer.find(in);
     if (it != producer.end() && waiting[it->second]) {
       through = in;

@@ -96,6 +96,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerShapeOps(r);
     registerLogicalOps(r);
     registerReductionOps(r);
+    registerControlFlowOps(r);
     return r;
   }();
   return registry;

@@ -87,6 +87,7 @@ void registerTensorOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerLogicalOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
+void registerControlFlowOps(OpRegistry &registry);
 
 } // namespace tessel::onnx_import
 

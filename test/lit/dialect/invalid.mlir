@@ -709,3 +709,72 @@ func.func @integer_accumulator_for_floats(%x: tensor<1x1x3x3xf16>, %w: tensor<1x
   %0 = tessel.conv %x, %w {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf16>, tensor<1x1x2x2xf16>) -> tensor<1x1x2x2xf16>
   return %0 : tensor<1x1x2x2xf16>
 }
+
+// -----
+
+func.func @if_yield_count(%c: tensor<i1>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.if' op the else branch yields 0 values for 1 results}}
+  %r = tessel.if %c : tensor<i1> -> tensor<2xf32> {
+    tessel.yield %a : tensor<2xf32>
+  } else {
+    tessel.yield
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @if_yield_extent(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.if' op the else branch yields 'tensor<3xf32>' for result 0 of type 'tensor<2xf32>'}}
+  %r = tessel.if %c : tensor<i1> -> tensor<2xf32> {
+    tessel.yield %a : tensor<2xf32>
+  } else {
+    tessel.yield %b : tensor<3xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @if_condition_elements(%c: tensor<2xi1>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.if' op the condition must have one element, not 2}}
+  %r = tessel.if %c : tensor<2xi1> -> tensor<2xf32> {
+    tessel.yield %a : tensor<2xf32>
+  } else {
+    tessel.yield %a : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @loop_body_arguments(%n: tensor<i64>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.loop' op the body takes the iteration number (tensor<i64>), the condition (tensor<i1>) and 1 carried values}}
+  %y = tessel.loop trip(%n : tensor<i64>) carried(%a : tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %yi: tensor<2xf32>):
+    tessel.yield %yi : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @loop_carried_type(%n: tensor<i64>, %a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.loop' op the body yields 'tensor<3xf32>' for carried value 0 of type 'tensor<2xf32>'}}
+  %y = tessel.loop trip(%n : tensor<i64>) carried(%a : tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %yi: tensor<2xf32>):
+    tessel.yield %c, %b : tensor<i1>, tensor<3xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @loop_scan_rank(%n: tensor<i64>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tessel.loop' op scan output 0: the body yields 'tensor<2xf32>', the result is 'tensor<2xf32>'}}
+  %s = tessel.loop trip(%n : tensor<i64>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>):
+    tessel.yield %c, %a : tensor<i1>, tensor<2xf32>
+  }
+  return %s : tensor<2xf32>
+}

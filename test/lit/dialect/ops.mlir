@@ -300,3 +300,29 @@ func.func @shape_and_gather(%x: tensor<?x3x4xf32>, %i: tensor<2xi64>) -> (tensor
   %1 = tessel.gather %x[%i] {axis = 1 : i64} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x2x4xf32>
   return %0, %1 : tensor<2xi64>, tensor<?x2x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @if_and_loop
+// CHECK:         %[[R:.+]] = tessel.if %{{.+}} : tensor<i1> -> tensor<?xf32> {
+// CHECK-NEXT:      tessel.yield %{{.+}} : tensor<2xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      tessel.yield %{{.+}} : tensor<?xf32>
+// CHECK-NEXT:    }
+// CHECK:         %{{.+}}:2 = tessel.loop trip(%{{.+}} : tensor<i64>) carried(%[[R]] : tensor<?xf32>) -> tensor<?xf32>, tensor<?x?xf32> {
+// CHECK-NEXT:    ^bb0(%{{.+}}: tensor<i64>, %[[C:.+]]: tensor<i1>, %[[Y:.+]]: tensor<?xf32>):
+// CHECK-NEXT:      tessel.yield %[[C]], %[[Y]], %[[Y]] : tensor<i1>, tensor<?xf32>, tensor<?xf32>
+func.func @if_and_loop(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<?xf32>,
+                       %n: tensor<i64>) -> tensor<?x?xf32> {
+  %r = tessel.if %c : tensor<i1> -> tensor<?xf32> {
+    tessel.yield %a : tensor<2xf32>
+  } else {
+    tessel.yield %b : tensor<?xf32>
+  }
+  %y, %s = tessel.loop trip(%n : tensor<i64>) carried(%r : tensor<?xf32>)
+      -> tensor<?xf32>, tensor<?x?xf32> {
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<?xf32>):
+    tessel.yield %ci, %yi, %yi : tensor<i1>, tensor<?xf32>, tensor<?xf32>
+  }
+  return %s : tensor<?x?xf32>
+}
