@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver.h"
 #include "TestArtifacts.h"
 #include "tessel/tessel.h"
 
@@ -181,6 +182,29 @@ TEST_P(Conformance, ReportsAnArtifactWithoutKernelsForTheDevice) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_UNAVAILABLE);
   EXPECT_THAT(takeMessage(s), HasSubstr("artifact has no kernels for"));
+}
+
+TEST_P(Conformance, CopiesBetweenDeviceAllocations) {
+  // The Device interface itself: the host -> device -> device -> host
+  // round trip the executor's control flow relies on.
+  std::shared_ptr<runtime::Device> dev;
+  runtime::Status s = runtime::findDriver(GetParam())->createDevice(0, dev);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::vector<int32_t> in(100), out(100, 0);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = int32_t(i * 7);
+  void *a = nullptr, *b = nullptr;
+  ASSERT_TRUE(dev->allocate(400, &a).isOk());
+  ASSERT_TRUE(dev->allocate(400, &b).isOk());
+  EXPECT_TRUE(dev->copyToDevice(a, in.data(), 400).isOk());
+  EXPECT_TRUE(dev->copyOnDevice(b, a, 400).isOk());
+  EXPECT_TRUE(dev->copyOnDevice(b, b, 400).isOk()); // a no-op
+  EXPECT_TRUE(dev->copyOnDevice(static_cast<char *>(a) + 4, b, 0).isOk());
+  EXPECT_TRUE(dev->copyToHost(out.data(), b, 400).isOk());
+  EXPECT_TRUE(dev->synchronize().isOk());
+  EXPECT_EQ(out, in);
+  dev->deallocate(a);
+  dev->deallocate(b);
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, Conformance,
