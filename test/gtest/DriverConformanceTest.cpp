@@ -184,6 +184,44 @@ TEST_P(Conformance, ReportsAnArtifactWithoutKernelsForTheDevice) {
   EXPECT_THAT(takeMessage(s), HasSubstr("artifact has no kernels for"));
 }
 
+TEST_P(Conformance, RunsAnIfWhoseBranchesYieldOtherExtents) {
+  ASSERT_OK(open(test::ifModel()));
+  ASSERT_OK(setFloats("a", {1, 2, 3}));
+  ASSERT_OK(setFloats("b", {10, 20, 30}));
+  ASSERT_OK(setFloats("d", {5, 6}));
+  for (uint8_t c : {1, 0, 1}) {
+    ASSERT_OK(set("c", TESSEL_DTYPE_BOOL, {}, &c, 1));
+    ASSERT_OK(tessel_session_run(session));
+    if (c)
+      EXPECT_THAT(output<float>("y"), ElementsAre(22, 44, 66));
+    else
+      EXPECT_THAT(output<float>("y"), ElementsAre(10, 12));
+  }
+}
+
+TEST_P(Conformance, RunsALoopWithAnIfInItsBody) {
+  ASSERT_OK(open(test::nestedModel()));
+  int64_t trip = 3;
+  uint8_t yes = 1;
+  ASSERT_OK(set("trip", TESSEL_DTYPE_INT64, {}, &trip, 8));
+  ASSERT_OK(set("go", TESSEL_DTYPE_BOOL, {}, &yes, 1));
+  ASSERT_OK(setFloats("y0", {1, 2}));
+  ASSERT_OK(setFloats("a", {10, 20}));
+  ASSERT_OK(setFloats("z0", {7, 8, 9}));
+  for (uint8_t flip : {1, 0}) {
+    ASSERT_OK(set("flip", TESSEL_DTYPE_BOOL, {}, &flip, 1));
+    ASSERT_OK(tessel_session_run(session));
+    if (flip) {
+      EXPECT_THAT(output<float>("y"), ElementsAre(41, 82));
+      EXPECT_THAT(output<float>("scan"), ElementsAre(22, 44, 42, 84, 62, 124));
+    } else {
+      EXPECT_THAT(output<float>("y"), ElementsAre(11, 22));
+      EXPECT_THAT(output<float>("scan"), ElementsAre(2, 4, 2, 4, 2, 4));
+    }
+    EXPECT_THAT(output<float>("z"), ElementsAre(14, 16, 18));
+  }
+}
+
 TEST_P(Conformance, CopiesBetweenDeviceAllocations) {
   // The Device interface itself: the host -> device -> device -> host
   // round trip the executor's control flow relies on.
