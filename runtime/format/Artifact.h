@@ -43,6 +43,10 @@ constexpr size_t kMaxTargetNameLength = 35;
 constexpr size_t kMaxRank = 32;
 constexpr size_t kMaxNameLength = 4096;
 constexpr int64_t kMaxStaticExtent = int64_t(1) << 48;
+/// How deep validate() lets control ops nest (region 0 is depth 0, the
+/// regions of its control ops depth 1, ...): the runtime recurses once per
+/// level.
+constexpr size_t kMaxRegionDepth = 64;
 
 /// Element types. The numeric values are ONNX's TensorProto.DataType values so
 /// that the frontend, the artifact and the tools speak one vocabulary.
@@ -288,6 +292,14 @@ struct Artifact {
 /// Renders a shape for messages: "[batch, 3, 224, 224]".
 std::string formatShape(const Shape &shape);
 
+/// The one region of an artifact without `regions`: every shape
+/// instruction, then every host values entry, then every launch.
+Region implicitRegion(const Artifact &artifact);
+
+/// Names control op `index` for messages: "control op 2 (ONNX node 'if_0',
+/// If)", or "control op 2 (Loop)" when the compiler named no node.
+std::string describeControlOp(const ControlOp &op, size_t index);
+
 /// Checks the model invariants that deserialize() enforces on every load:
 /// known dtypes, sane shapes, every symbol defined by an input signature or
 /// a result of the shape program (an instruction's operands only by the
@@ -296,8 +308,29 @@ std::string formatShape(const Shape &shape);
 /// its kind; InputValues reading an int64 input of static shape with one
 /// value per result; a known kind), signatures consistent with their
 /// buffers, weight ranges inside the weights section (`weights`, or
-/// `weightsFileSize` bytes when `weights` is empty), unique names. The
-/// compiler calls it before serialize() to catch its own bugs early. On
+/// `weightsFileSize` bytes when `weights` is empty), unique names.
+///
+/// With regions (format 3.2): known step kinds; each shape instruction,
+/// host values entry, launch and control op the step of exactly one
+/// region; the regions a tree rooted at region 0 (each other region owned
+/// by exactly one control op, no cycle, at most kMaxRegionDepth deep);
+/// region 0 yielding nothing; each control op well formed for its kind
+/// (the operand, region, body argument, result and yield counts of the
+/// comment on ControlOp; conditions bool and trip counts int64 of one
+/// element of static shape, the iteration and condition body arguments
+/// scalars; the dtypes and ranks of a carried value's operand, body
+/// argument, yield and result equal, a scan result one rank above its
+/// yield; results and body arguments distinct Transient buffers; an If
+/// branch yielding a result buffer only at that result's position).
+/// Symbols are scoped: walking the regions in step order, every symbol a
+/// step reads (shape instruction operands, host values, the shapes of the
+/// views and of the buffers a launch, a control op or a yield names) must
+/// have been bound in its region or an enclosing one, by an input, a shape
+/// instruction, a body argument of the enclosing loop (bound on entry) or
+/// the results of an earlier control op (bound when it finishes); the
+/// outputs' shapes must be bound at the end of region 0.
+///
+/// The compiler calls it before serialize() to catch its own bugs early. On
 /// failure returns false and sets `error` (e.g. "launch 2 (kernel 'k'):
 /// argument 0 refers to buffer 9, but there are 4 buffers").
 bool validate(const Artifact &artifact, std::string &error);

@@ -19,6 +19,8 @@
 //   8 | req     shapeProgram  list<ShapeOp>
 //   9 | req     cpuFeatures   list<string>
 //   10 | req    hostValues    list<HostValues>          (3.1; only when any)
+//   11 | req    regions       list<Region>              (3.2; only when any)
+//   12 | req    controlOps    list<ControlOp>           (3.2; only when any)
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -30,6 +32,11 @@
 //               u8 allowZero (0 or 1), string onnxNode, string onnxOp,
 //               string message
 //   HostValues = u32 buffer, Shape values
+//   Region    = list<Step> steps, list<(u32 buffer, Shape shape)> yields
+//   Step      = u32 kind, u32 index
+//   ControlOp = u32 kind, list<(u32 buffer, Shape shape)> operands,
+//               list<u32> regions, list<u32> bodyArgs, list<u32> results,
+//               string onnxNode, string onnxOp
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
 //   list<T>   = u32 count, T...;  string = u32 byteLength, bytes
 //
@@ -40,8 +47,8 @@
 // the runtime compute something wrong. Each known payload must be consumed
 // exactly, a field may appear once, and fields 3-9 must be present (fields
 // added later are written only when they have content, so an artifact that
-// does not use them stays readable by older runtimes of its major version). The writer emits the fields in tag order; the
-// reader accepts any order.
+// does not use them stays readable by older runtimes of its major version). The
+// writer emits the fields in tag order; the reader accepts any order.
 //
 // The decoder names the element it was reading when the bytes run out.
 //
@@ -75,14 +82,16 @@ enum Field : uint32_t {
   kShapeProgram = 8,
   kCpuFeatures = 9,
   kHostValues = 10, ///< 3.1
+  kRegions = 11,    ///< 3.2
+  kControlOps = 12, ///< 3.2
   kNumFields,
 };
 
 const char *fieldName(uint32_t id) {
   static const char *const names[] = {
-      "",        "producer", "modelName", "inputs",       "outputs",
-      "buffers", "kernels",  "plan",      "shapeProgram", "cpuFeatures",
-      "hostValues"};
+      "",           "producer", "modelName", "inputs",       "outputs",
+      "buffers",    "kernels",  "plan",      "shapeProgram", "cpuFeatures",
+      "hostValues", "regions",  "controlOps"};
   return id < kNumFields ? names[id] : "unknown";
 }
 
@@ -122,6 +131,21 @@ void writeSignatures(ByteWriter &w, const std::vector<TensorSignature> &sigs) {
     writeShape(w, s.shape);
     w.u32(s.buffer);
   }
+}
+
+/// A list of views: u32 count, then (u32 buffer, Shape shape) each.
+void writeViews(ByteWriter &w, const std::vector<LaunchArg> &views) {
+  w.u32(static_cast<uint32_t>(views.size()));
+  for (const LaunchArg &view : views) {
+    w.u32(view.buffer);
+    writeShape(w, view.shape);
+  }
+}
+
+void writeIndices(ByteWriter &w, const std::vector<uint32_t> &indices) {
+  w.u32(static_cast<uint32_t>(indices.size()));
+  for (uint32_t index : indices)
+    w.u32(index);
 }
 
 /// Writes one field: its tag, a length patched in afterwards, the payload.
@@ -231,6 +255,10 @@ private:
       return cpuFeatures(a.cpuFeatures);
     case kHostValues:
       return hostValues(a.hostValues);
+    case kRegions:
+      return regions(a.regions);
+    case kControlOps:
+      return controlOps(a.controlOps);
     }
     return true;
   }
@@ -335,14 +363,7 @@ private:
     for (uint32_t i = 0; i < n; ++i) {
       where = "launch " + std::to_string(i);
       Launch &l = launches[i];
-      uint32_t numArgs = 0;
-      if (!u32(l.kernel) || !count(numArgs, /*minBytes=*/8))
-        return false;
-      l.args.resize(numArgs);
-      for (LaunchArg &arg : l.args)
-        if (!u32(arg.buffer) || !shape(arg.shape))
-          return false;
-      if (!shape(l.workSize))
+      if (!u32(l.kernel) || !views(l.args) || !shape(l.workSize))
         return false;
     }
     return true;
@@ -398,6 +419,68 @@ private:
     return true;
   }
 
+  /// A list of (u32 buffer, Shape shape).
+  bool views(std::vector<LaunchArg> &out) {
+    uint32_t n = 0;
+    if (!count(n, /*minBytes=*/8))
+      return false;
+    out.resize(n);
+    for (LaunchArg &view : out)
+      if (!u32(view.buffer) || !shape(view.shape))
+        return false;
+    return true;
+  }
+
+  bool indices(std::vector<uint32_t> &out) {
+    uint32_t n = 0;
+    if (!count(n, /*minBytes=*/4))
+      return false;
+    out.resize(n);
+    for (uint32_t &index : out)
+      if (!u32(index))
+        return false;
+    return true;
+  }
+
+  bool regions(std::vector<Region> &out) {
+    uint32_t n = 0;
+    where = "the regions";
+    if (!count(n, /*minBytes=*/8))
+      return false;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "region " + std::to_string(i);
+      Region &region = out[i];
+      uint32_t numSteps = 0;
+      if (!count(numSteps, /*minBytes=*/8))
+        return false;
+      region.steps.resize(numSteps);
+      for (Step &step : region.steps)
+        if (!enumValue(step.kind) || !u32(step.index))
+          return false;
+      if (!views(region.yields))
+        return false;
+    }
+    return true;
+  }
+
+  bool controlOps(std::vector<ControlOp> &out) {
+    uint32_t n = 0;
+    where = "the control ops";
+    if (!count(n, /*minBytes=*/28))
+      return false;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "control op " + std::to_string(i);
+      ControlOp &op = out[i];
+      if (!enumValue(op.kind) || !views(op.operands) || !indices(op.regions) ||
+          !indices(op.bodyArgs) || !indices(op.results) || !str(op.onnxNode) ||
+          !str(op.onnxOp))
+        return false;
+    }
+    return true;
+  }
+
   const uint8_t *data;
   ByteReader r;
   std::string where;
@@ -433,11 +516,7 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
     w.u32(static_cast<uint32_t>(a.plan.size()));
     for (const Launch &l : a.plan) {
       w.u32(l.kernel);
-      w.u32(static_cast<uint32_t>(l.args.size()));
-      for (const LaunchArg &arg : l.args) {
-        w.u32(arg.buffer);
-        writeShape(w, arg.shape);
-      }
+      writeViews(w, l.args);
       writeShape(w, l.workSize);
     }
   });
@@ -465,6 +544,33 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
       for (const HostValues &h : a.hostValues) {
         w.u32(h.buffer);
         writeShape(w, h.values);
+      }
+    });
+  // Like host values, written only when used, so that an artifact without
+  // control flow stays readable by 3.0 and 3.1 runtimes.
+  if (!a.regions.empty())
+    writeField(w, kRegions, [&] {
+      w.u32(static_cast<uint32_t>(a.regions.size()));
+      for (const Region &region : a.regions) {
+        w.u32(static_cast<uint32_t>(region.steps.size()));
+        for (const Step &step : region.steps) {
+          w.u32(static_cast<uint32_t>(step.kind));
+          w.u32(step.index);
+        }
+        writeViews(w, region.yields);
+      }
+    });
+  if (!a.controlOps.empty())
+    writeField(w, kControlOps, [&] {
+      w.u32(static_cast<uint32_t>(a.controlOps.size()));
+      for (const ControlOp &op : a.controlOps) {
+        w.u32(static_cast<uint32_t>(op.kind));
+        writeViews(w, op.operands);
+        writeIndices(w, op.regions);
+        writeIndices(w, op.bodyArgs);
+        writeIndices(w, op.results);
+        w.string(op.onnxNode);
+        w.string(op.onnxOp);
       }
     });
 }

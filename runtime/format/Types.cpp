@@ -1,7 +1,8 @@
 //===- Types.cpp - Element types and shapes of the artifact model ---------===//
 //
 // The small vocabulary shared by the codec, the runtime and the tools:
-// element sizes, numpy-style dtype names and shape rendering.
+// element sizes, numpy-style dtype names, shape rendering, the names of
+// control ops and the implicit region of a plan without control flow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,29 @@ std::string formatShape(const Shape &shape) {
                                : std::to_string(shape[i].value);
   }
   return s + "]";
+}
+
+Region implicitRegion(const Artifact &artifact) {
+  Region region;
+  auto append = [&](Step::Kind kind, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+      region.steps.push_back({kind, static_cast<uint32_t>(i)});
+  };
+  append(Step::Kind::Shape, artifact.shapeProgram.size());
+  append(Step::Kind::HostValues, artifact.hostValues.size());
+  append(Step::Kind::Launch, artifact.plan.size());
+  return region;
+}
+
+std::string describeControlOp(const ControlOp &op, size_t index) {
+  const char *kind = op.kind == ControlOp::Kind::If     ? "If"
+                     : op.kind == ControlOp::Kind::Loop ? "Loop"
+                                                        : "unknown";
+  std::string s = "control op " + std::to_string(index) + " (";
+  if (op.onnxNode.empty() && op.onnxOp.empty())
+    return s + kind + ")";
+  return s + "ONNX node '" + op.onnxNode + "', " +
+         (op.onnxOp.empty() ? kind : op.onnxOp) + ")";
 }
 
 } // namespace tessel::format

@@ -63,6 +63,11 @@ public:
   /// copy to the device returns, and reads `dst` only after synchronize().
   virtual Status copyToDevice(void *dst, const void *src, uint64_t bytes) = 0;
   virtual Status copyToHost(void *dst, const void *src, uint64_t bytes) = 0;
+  /// Copies between device allocations, ordered like the other copies (the
+  /// values of control flow move this way: yields into results, loop-carried
+  /// tensors between iterations). The ranges do not overlap, except that
+  /// `dst == src` is a no-op.
+  virtual Status copyOnDevice(void *dst, const void *src, uint64_t bytes) = 0;
   /// Waits for every enqueued copy and launch; reports kernel failures.
   virtual Status synchronize() = 0;
 };

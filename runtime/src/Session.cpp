@@ -2,16 +2,24 @@
 //
 // The target-independent executor. Everything a driver does not need to know
 // lives here: input validation and symbol binding, buffer sizing, views,
-// the kernel ABI, and error messages that name the ONNX node of a failing
-// kernel.
+// the kernel ABI, control flow, and error messages that name the ONNX node
+// of a failing kernel or control op.
+//
+// Buffers are placed when a step needs them, sized from the bindings of the
+// step's region: a branch or a loop body may bind a symbol to another value
+// on every entry. validate() made every index, count and dtype the steps
+// use valid; every view is still checked against its buffer's element count
+// before a kernel or a copy touches it. A Loop keeps its carried tensors
+// between iterations, and its scan outputs, in session-owned memory that no
+// step writes, so a body may yield its own arguments in any order.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <set>
 
 namespace tessel::runtime {
 
@@ -44,32 +52,23 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
         s->device->copyToDevice(s->weights, s->image->weights(), weightsSize));
     TESSEL_RETURN_IF_ERROR(s->device->synchronize());
   }
-  // The symbols the plan uses as extents: the shape program must not give
-  // them negative values (it may compute negative intermediates).
-  std::set<std::string> extents;
-  auto collect = [&](const format::Shape &shape) {
-    for (const format::Dim &d : shape)
-      if (d.isSymbolic())
-        extents.insert(d.symbol);
-  };
-  for (const Buffer &b : model.buffers)
-    collect(b.shape);
-  for (const format::Launch &l : model.plan) {
-    for (const format::LaunchArg &arg : l.args)
-      collect(arg.shape);
-    collect(l.workSize);
-  }
-  for (const format::TensorSignature &sig : model.outputs)
-    collect(sig.shape);
-  std::set<std::string> programResults;
-  for (const format::ShapeOp &op : model.shapeProgram)
-    for (const format::Dim &d : op.results)
-      if (d.isSymbolic() && extents.count(d.symbol))
-        programResults.insert(d.symbol);
-  s->extentSymbols.assign(programResults.begin(), programResults.end());
   s->inputs.resize(model.inputs.size());
   s->outputs.resize(model.outputs.size());
   s->buffers.resize(model.buffers.size());
+  s->hostValues.resize(model.hostValues.size());
+  s->loops.resize(model.controlOps.size());
+  if (model.regions.empty())
+    s->implicit = format::implicitRegion(model);
+  // Weights have static shapes and live in the weights section for good.
+  for (size_t i = 0; i < model.buffers.size(); ++i) {
+    const Buffer &desc = model.buffers[i];
+    if (desc.kind != Buffer::Kind::Weight)
+      continue;
+    DeviceBuffer &b = s->buffers[i];
+    b.ptr = static_cast<uint8_t *>(s->weights) + desc.weightOffset;
+    for (const format::Dim &d : desc.shape)
+      b.dims.push_back(d.value);
+  }
   out = std::move(s);
   return Status::ok();
 }
@@ -82,10 +81,18 @@ Session::~Session() {
 }
 
 void Session::releaseBuffers() {
-  for (DeviceBuffer &b : buffers) {
+  auto free = [&](DeviceBuffer &b) {
     if (b.owned)
       device->deallocate(b.ptr);
     b = DeviceBuffer();
+  };
+  for (DeviceBuffer &b : buffers)
+    free(b);
+  for (LoopState &loop : loops) {
+    for (DeviceBuffer &b : loop.carried)
+      free(b);
+    for (DeviceBuffer &b : loop.scans)
+      free(b);
   }
 }
 
@@ -101,34 +108,23 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   return Status::ok();
 }
 
-Status Session::runShapeProgram(SymbolBindings &bindings) const {
+Status Session::runShapeOp(uint32_t index, SymbolBindings &bindings) const {
   const format::Artifact &model = image->model();
-  std::vector<int64_t> values;
-  for (const format::ShapeOp &op : model.shapeProgram) {
-    if (op.kind != format::ShapeOp::Kind::InputValues) {
-      TESSEL_RETURN_IF_ERROR(bindings.evaluate(op));
-      continue;
-    }
-    // validate() made the input int64 of a static shape with one element
-    // per result, and setInput() checked the data against that shape.
-    const Input &in = inputs[op.input];
-    values.resize(op.results.size());
-    if (in.bytes != values.size() * sizeof(int64_t))
-      return invalidArtifact(
-          "shape op InputValues reads " + std::to_string(values.size()) +
-          " values of input '" + model.inputs[op.input].name + "', which has " +
-          std::to_string(in.bytes) + " bytes");
-    if (!values.empty())
-      std::memcpy(values.data(), in.data.data(),
-                  values.size() * sizeof(int64_t));
-    TESSEL_RETURN_IF_ERROR(
-        bindings.evaluate(op, model.inputs[op.input].name, values));
-  }
-  // Before any kernel runs: the extents it computed are extents.
-  std::vector<int64_t> dims;
-  for (const std::string &symbol : extentSymbols)
-    TESSEL_RETURN_IF_ERROR(bindings.resolve({{-1, symbol}}, dims));
-  return Status::ok();
+  const format::ShapeOp &op = model.shapeProgram[index];
+  if (op.kind != format::ShapeOp::Kind::InputValues)
+    return bindings.evaluate(op);
+  // validate() made the input int64 of a static shape with one element per
+  // result, and setInput() checked the data against that shape.
+  const Input &in = inputs[op.input];
+  std::vector<int64_t> values(op.results.size());
+  if (in.bytes != values.size() * sizeof(int64_t))
+    return invalidArtifact(
+        "shape op InputValues reads " + std::to_string(values.size()) +
+        " values of input '" + model.inputs[op.input].name + "', which has " +
+        std::to_string(in.bytes) + " bytes");
+  if (!values.empty())
+    std::memcpy(values.data(), in.data.data(), values.size() * sizeof(int64_t));
+  return bindings.evaluate(op, model.inputs[op.input].name, values);
 }
 
 Status Session::setInput(const std::string &name, format::DType dtype,
@@ -180,75 +176,107 @@ Status Session::setInput(const std::string &name, format::DType dtype,
   return Status::ok();
 }
 
-Status Session::ensureCapacity(DeviceBuffer &b, uint64_t bytes) {
-  if (b.owned && b.capacity >= bytes)
-    return Status::ok();
-  if (b.owned)
+Status Session::release(DeviceBuffer &b) {
+  if (b.owned) {
+    // Launches and copies enqueued earlier in this run may still use it
+    // (a loop body's buffer that grows); an earlier run's have finished.
+    if (b.placedIn == runSerial)
+      TESSEL_RETURN_IF_ERROR(device->synchronize());
     device->deallocate(b.ptr);
+  }
   b.ptr = nullptr;
   b.owned = false;
   b.capacity = 0;
-  uint64_t size = bytes ? bytes : 64;
-  TESSEL_RETURN_IF_ERROR(device->allocate(size, &b.ptr));
-  b.owned = true;
-  b.capacity = size;
   return Status::ok();
 }
 
-Status Session::placeBuffers(const SymbolBindings &bindings) {
+Status Session::ensureCapacity(DeviceBuffer &b, uint64_t bytes) {
+  if (!b.owned || b.capacity < bytes) {
+    TESSEL_RETURN_IF_ERROR(release(b));
+    uint64_t size = bytes ? bytes : 64;
+    TESSEL_RETURN_IF_ERROR(device->allocate(size, &b.ptr));
+    b.owned = true;
+    b.capacity = size;
+  }
+  b.placedIn = runSerial;
+  return Status::ok();
+}
+
+Status Session::placeInputs() {
   const format::Artifact &model = image->model();
-  for (size_t i = 0; i < model.buffers.size(); ++i) {
-    const Buffer &desc = model.buffers[i];
-    DeviceBuffer &b = buffers[i];
-    TESSEL_RETURN_IF_ERROR(bindings.resolve(desc.shape, b.dims));
-    uint64_t bytes;
-    if (!byteSize(b.dims, desc.dtype, bytes))
-      return resourceExhausted("buffer " + std::to_string(i) + " of shape " +
-                               formatDims(b.dims) + " is too large");
-    if (desc.kind == Buffer::Kind::Weight) {
-      b.ptr = static_cast<uint8_t *>(weights) + desc.weightOffset;
+  for (size_t k = 0; k < model.inputs.size(); ++k) {
+    // validate() gave the buffer the signature's shape, so the input's
+    // extents are the buffer's.
+    DeviceBuffer &b = buffers[model.inputs[k].buffer];
+    const Input &in = inputs[k];
+    b.dims = in.dims;
+    if (device->hostAddressable()) {
+      TESSEL_RETURN_IF_ERROR(release(b));
+      b.ptr = in.data.data();
       continue;
     }
-    if (desc.kind == Buffer::Kind::Input && device->hostAddressable()) {
-      if (b.owned)
-        device->deallocate(b.ptr);
-      b.owned = false;
-      for (size_t k = 0; k < model.inputs.size(); ++k)
-        if (model.inputs[k].buffer == i)
-          b.ptr = inputs[k].data.data();
-      continue;
-    }
-    TESSEL_RETURN_IF_ERROR(ensureCapacity(b, bytes));
-    if (desc.kind == Buffer::Kind::Input)
-      for (size_t k = 0; k < model.inputs.size(); ++k)
-        if (model.inputs[k].buffer == i && bytes)
-          TESSEL_RETURN_IF_ERROR(
-              device->copyToDevice(b.ptr, inputs[k].data.data(), bytes));
+    TESSEL_RETURN_IF_ERROR(ensureCapacity(b, in.bytes));
+    if (in.bytes)
+      TESSEL_RETURN_IF_ERROR(
+          device->copyToDevice(b.ptr, in.data.data(), in.bytes));
   }
   return Status::ok();
 }
 
-Status Session::writeHostValues(const SymbolBindings &bindings) {
-  const format::Artifact &model = image->model();
-  hostValues.resize(model.hostValues.size());
-  for (size_t i = 0; i < model.hostValues.size(); ++i) {
-    const format::HostValues &h = model.hostValues[i];
-    std::vector<int64_t> &values = hostValues[i];
-    values.resize(h.values.size());
-    // Any integer, negative ones included (a Slice's end may be -1).
-    for (size_t k = 0; k < h.values.size(); ++k) {
-      const format::Dim &d = h.values[k];
-      if (!d.isSymbolic())
-        values[k] = d.value;
-      else if (!bindings.lookup(d.symbol, values[k]))
-        return invalidArtifact("host values " + std::to_string(i) +
-                               ": symbol '" + d.symbol + "' is not bound");
-    }
-    if (!values.empty())
-      TESSEL_RETURN_IF_ERROR(device->copyToDevice(
-          buffers[h.buffer].ptr, values.data(), values.size() * 8));
-  }
+Status Session::placeBuffer(uint32_t index, const SymbolBindings &bindings) {
+  const Buffer &desc = image->model().buffers[index];
+  if (desc.kind == Buffer::Kind::Input || desc.kind == Buffer::Kind::Weight)
+    return Status::ok();
+  std::vector<int64_t> dims;
+  // A negative extent (a symbol the shape program gave a negative value)
+  // is an error of resolve().
+  TESSEL_RETURN_IF_ERROR(bindings.resolve(desc.shape, dims));
+  uint64_t bytes;
+  if (!byteSize(dims, desc.dtype, bytes))
+    return resourceExhausted("buffer " + std::to_string(index) + " of shape " +
+                             formatDims(dims) + " is too large");
+  DeviceBuffer &b = buffers[index];
+  TESSEL_RETURN_IF_ERROR(ensureCapacity(b, bytes));
+  b.dims = std::move(dims);
   return Status::ok();
+}
+
+Status Session::placeView(const format::LaunchArg &view,
+                          const SymbolBindings &bindings,
+                          const std::string &what, std::vector<int64_t> &dims) {
+  TESSEL_RETURN_IF_ERROR(placeBuffer(view.buffer, bindings));
+  TESSEL_RETURN_IF_ERROR(bindings.resolve(view.shape, dims));
+  const DeviceBuffer &b = buffers[view.buffer];
+  uint64_t viewElems, bufferElems;
+  if (!elementCount(dims, viewElems) || !elementCount(b.dims, bufferElems) ||
+      viewElems != bufferElems)
+    return invalidArtifact(what + " views buffer " +
+                           std::to_string(view.buffer) + " " +
+                           formatDims(b.dims) + " as " + formatDims(dims) +
+                           ", a different number of elements");
+  return Status::ok();
+}
+
+Status Session::writeHostValues(uint32_t index,
+                                const SymbolBindings &bindings) {
+  const format::HostValues &h = image->model().hostValues[index];
+  std::vector<int64_t> &values = hostValues[index];
+  values.resize(h.values.size());
+  // Any integer, negative ones included (a Slice's end may be -1).
+  for (size_t k = 0; k < h.values.size(); ++k) {
+    const format::Dim &d = h.values[k];
+    if (!d.isSymbolic())
+      values[k] = d.value;
+    else if (!bindings.lookup(d.symbol, values[k]))
+      return invalidArtifact("host values " + std::to_string(index) +
+                             ": symbol '" + d.symbol + "' is not bound");
+  }
+  // validate() made the buffer int64 of static shape, one value per element.
+  TESSEL_RETURN_IF_ERROR(placeBuffer(h.buffer, bindings));
+  if (values.empty())
+    return Status::ok();
+  return device->copyToDevice(buffers[h.buffer].ptr, values.data(),
+                              values.size() * sizeof(int64_t));
 }
 
 std::string Session::describeKernel(uint32_t kernel) const {
@@ -259,31 +287,295 @@ std::string Session::describeKernel(uint32_t kernel) const {
   return s;
 }
 
-Status Session::runLaunch(size_t index, const SymbolBindings &bindings) {
+Status Session::runLaunch(uint32_t index, const SymbolBindings &bindings) {
   const format::Launch &launch = image->model().plan[index];
   std::string what =
       "launch " + std::to_string(index) + ": " + describeKernel(launch.kernel);
+  // Every buffer is placed before any address is taken: placing one may
+  // move it.
+  std::vector<std::vector<int64_t>> dims(launch.args.size());
+  for (size_t j = 0; j < launch.args.size(); ++j)
+    TESSEL_RETURN_IF_ERROR(placeView(launch.args[j], bindings,
+                                     what + ": argument " + std::to_string(j),
+                                     dims[j]));
   params.clear();
-  std::vector<int64_t> dims;
-  for (size_t j = 0; j < launch.args.size(); ++j) {
-    const format::LaunchArg &arg = launch.args[j];
-    const DeviceBuffer &b = buffers[arg.buffer];
-    TESSEL_RETURN_IF_ERROR(bindings.resolve(arg.shape, dims));
-    uint64_t viewElems, bufferElems;
-    if (!elementCount(dims, viewElems) || !elementCount(b.dims, bufferElems) ||
-        viewElems != bufferElems)
-      return invalidArtifact(
-          what + ": argument " + std::to_string(j) + " views buffer " +
-          std::to_string(arg.buffer) + " " + formatDims(b.dims) + " as " +
-          formatDims(dims) + ", a different number of elements");
-    params.addMemref(b.ptr, dims);
-  }
-  TESSEL_RETURN_IF_ERROR(bindings.resolve(launch.workSize, dims));
+  for (size_t j = 0; j < launch.args.size(); ++j)
+    params.addMemref(buffers[launch.args[j].buffer].ptr, dims[j]);
+  std::vector<int64_t> workDims;
+  TESSEL_RETURN_IF_ERROR(bindings.resolve(launch.workSize, workDims));
   uint64_t work;
-  if (!elementCount(dims, work))
+  if (!elementCount(workDims, work))
     return invalidArtifact(what + ": work size overflows");
   return std::move(executable->launch(launch.kernel, params.params(), work))
       .withPrefix(what);
+}
+
+const format::Region &Session::region(uint32_t index) const {
+  const format::Artifact &model = image->model();
+  return model.regions.empty() ? implicit : model.regions[index];
+}
+
+Status Session::runRegion(uint32_t index, SymbolBindings &bindings) {
+  const format::Artifact &model = image->model();
+  for (const format::Step &step : region(index).steps) {
+    switch (step.kind) {
+    case format::Step::Kind::Shape:
+      TESSEL_RETURN_IF_ERROR(runShapeOp(step.index, bindings));
+      break;
+    case format::Step::Kind::HostValues:
+      TESSEL_RETURN_IF_ERROR(writeHostValues(step.index, bindings));
+      break;
+    case format::Step::Kind::Launch: {
+      auto start = std::chrono::steady_clock::now();
+      TESSEL_RETURN_IF_ERROR(runLaunch(step.index, bindings));
+      if (profiling) {
+        TESSEL_RETURN_IF_ERROR(device->synchronize());
+        runMs[step.index] += std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+      }
+      break;
+    }
+    case format::Step::Kind::Control:
+      if (model.controlOps[step.index].kind == format::ControlOp::Kind::If)
+        TESSEL_RETURN_IF_ERROR(runIf(step.index, bindings));
+      else
+        TESSEL_RETURN_IF_ERROR(runLoop(step.index, bindings));
+      break;
+    }
+  }
+  return Status::ok();
+}
+
+Status Session::readScalar(const format::LaunchArg &view,
+                           const SymbolBindings &bindings,
+                           const std::string &what, void *out, uint64_t bytes) {
+  // validate() made it one element of the right dtype; placeView checks
+  // that the buffer has one element.
+  std::vector<int64_t> dims;
+  TESSEL_RETURN_IF_ERROR(placeView(view, bindings, what, dims));
+  return device->copyToHost(out, buffers[view.buffer].ptr, bytes);
+}
+
+Status Session::storeResult(const format::ControlOp &op,
+                            const std::string &what, size_t i,
+                            const DeviceBuffer &source,
+                            const std::vector<int64_t> &dims,
+                            SymbolBindings &bindings) {
+  uint32_t result = op.results[i];
+  const Buffer &desc = image->model().buffers[result];
+  uint64_t bytes;
+  if (!byteSize(dims, desc.dtype, bytes))
+    return resourceExhausted(what + ": result " + std::to_string(i) + " " +
+                             formatDims(dims) + " is too large");
+  TESSEL_RETURN_IF_ERROR(bindings.bindValue(desc.shape, dims, what,
+                                            "result " + std::to_string(i)));
+  // Its symbols now give the buffer exactly the extents of the value.
+  TESSEL_RETURN_IF_ERROR(placeBuffer(result, bindings));
+  if (bytes == 0)
+    return Status::ok();
+  // `source` is read only now: placing the result may have moved it (when
+  // a branch yields the result's own buffer).
+  return device->copyOnDevice(buffers[result].ptr, source.ptr, bytes);
+}
+
+Status Session::runIf(uint32_t index, SymbolBindings &bindings) {
+  const format::ControlOp &op = image->model().controlOps[index];
+  const std::string what = format::describeControlOp(op, index);
+  uint8_t cond = 0;
+  TESSEL_RETURN_IF_ERROR(
+      readScalar(op.operands[0], bindings, what + ": the condition", &cond, 1));
+  TESSEL_RETURN_IF_ERROR(device->synchronize());
+  uint32_t branch = op.regions[cond ? 0 : 1];
+  SymbolBindings scope = bindings;
+  TESSEL_RETURN_IF_ERROR(runRegion(branch, scope));
+  // The yields are resolved in the branch's scope, the results bound in
+  // the enclosing one.
+  const std::vector<format::LaunchArg> &yields = region(branch).yields;
+  std::vector<std::vector<int64_t>> dims(yields.size());
+  for (size_t i = 0; i < yields.size(); ++i)
+    TESSEL_RETURN_IF_ERROR(placeView(yields[i], scope,
+                                     what + ": yield " + std::to_string(i) +
+                                         " of region " + std::to_string(branch),
+                                     dims[i]));
+  for (size_t i = 0; i < op.results.size(); ++i)
+    TESSEL_RETURN_IF_ERROR(
+        storeResult(op, what, i, buffers[yields[i].buffer], dims[i], bindings));
+  return Status::ok();
+}
+
+Status Session::stash(DeviceBuffer &to, const DeviceBuffer &source,
+                      const std::vector<int64_t> &dims, format::DType dtype) {
+  uint64_t bytes;
+  byteSize(dims, dtype, bytes); // the size of a placed view
+  TESSEL_RETURN_IF_ERROR(ensureCapacity(to, bytes));
+  to.dims = dims;
+  return bytes ? device->copyOnDevice(to.ptr, source.ptr, bytes) : Status::ok();
+}
+
+Status Session::appendScan(DeviceBuffer &scan, int64_t iteration,
+                           const DeviceBuffer &source, uint64_t bytes,
+                           const std::string &what) {
+  uint64_t offset, end;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(iteration), bytes,
+                             &offset) ||
+      __builtin_add_overflow(offset, bytes, &end) || end > (uint64_t(1) << 62))
+    return resourceExhausted(what + " is too large after " +
+                             std::to_string(iteration + 1) + " iterations");
+  if (!scan.owned || scan.capacity < end) {
+    // Doubling keeps the copies of a long loop linear in its length.
+    uint64_t capacity = std::max<uint64_t>({end, 2 * scan.capacity, 64});
+    void *grown = nullptr;
+    TESSEL_RETURN_IF_ERROR(device->allocate(capacity, &grown));
+    Status kept =
+        offset ? device->copyOnDevice(grown, scan.ptr, offset) : Status::ok();
+    if (kept.isOk())
+      kept = release(scan);
+    if (!kept.isOk()) {
+      device->deallocate(grown);
+      return kept;
+    }
+    scan.ptr = grown;
+    scan.owned = true;
+    scan.capacity = capacity;
+  }
+  scan.placedIn = runSerial;
+  if (bytes == 0)
+    return Status::ok();
+  return device->copyOnDevice(static_cast<uint8_t *>(scan.ptr) + offset,
+                              source.ptr, bytes);
+}
+
+Status Session::runLoop(uint32_t index, SymbolBindings &bindings) {
+  const format::Artifact &model = image->model();
+  const format::ControlOp &op = model.controlOps[index];
+  const std::string what = format::describeControlOp(op, index);
+  const size_t carried = op.operands.size() - 2;
+  const size_t scans = op.results.size() - carried;
+  const uint32_t body = op.regions[0];
+  const std::vector<format::LaunchArg> &yields = region(body).yields;
+  auto dtypeOf = [&](uint32_t buffer) { return model.buffers[buffer].dtype; };
+
+  // The trip count and the initial condition, with one synchronization.
+  bool hasTrip = op.operands[0].buffer != format::kNoBuffer;
+  bool hasCond = op.operands[1].buffer != format::kNoBuffer;
+  int64_t trip = 0;
+  uint8_t cond = 1;
+  if (hasTrip)
+    TESSEL_RETURN_IF_ERROR(readScalar(op.operands[0], bindings,
+                                      what + ": the trip count", &trip, 8));
+  if (hasCond)
+    TESSEL_RETURN_IF_ERROR(readScalar(op.operands[1], bindings,
+                                      what + ": the condition", &cond, 1));
+  if (hasTrip || hasCond)
+    TESSEL_RETURN_IF_ERROR(device->synchronize());
+
+  // The loop state starts as the initial values, copied into session
+  // memory: the body may overwrite the buffers they come from.
+  LoopState &state = loops[index];
+  state.carried.resize(carried);
+  state.scans.resize(scans);
+  std::vector<int64_t> dims;
+  for (size_t c = 0; c < carried; ++c) {
+    const format::LaunchArg &initial = op.operands[2 + c];
+    TESSEL_RETURN_IF_ERROR(placeView(
+        initial, bindings, what + ": operand " + std::to_string(2 + c), dims));
+    TESSEL_RETURN_IF_ERROR(stash(state.carried[c], buffers[initial.buffer],
+                                 dims, dtypeOf(initial.buffer)));
+  }
+
+  std::vector<std::vector<int64_t>> scanDims(scans);
+  int64_t i = 0;
+  for (; (!hasTrip || i < trip) && (!hasCond || cond); ++i) {
+    const std::string iteration = " at iteration " + std::to_string(i);
+    // Each iteration enters the body from the loop's own bindings.
+    SymbolBindings scope = bindings;
+    uint32_t iterationArg = op.bodyArgs[0], condArg = op.bodyArgs[1];
+    const uint8_t running = 1; // the body runs only while cond holds
+    TESSEL_RETURN_IF_ERROR(placeBuffer(iterationArg, scope));
+    TESSEL_RETURN_IF_ERROR(
+        device->copyToDevice(buffers[iterationArg].ptr, &i, sizeof(i)));
+    TESSEL_RETURN_IF_ERROR(placeBuffer(condArg, scope));
+    TESSEL_RETURN_IF_ERROR(
+        device->copyToDevice(buffers[condArg].ptr, &running, 1));
+    for (size_t c = 0; c < carried; ++c) {
+      uint32_t arg = op.bodyArgs[2 + c];
+      const DeviceBuffer &value = state.carried[c];
+      TESSEL_RETURN_IF_ERROR(
+          scope.bindValue(model.buffers[arg].shape, value.dims, what,
+                          "carried tensor " + std::to_string(c) + iteration));
+      TESSEL_RETURN_IF_ERROR(placeBuffer(arg, scope));
+      uint64_t bytes;
+      byteSize(value.dims, dtypeOf(arg), bytes); // as placed
+      if (bytes)
+        TESSEL_RETURN_IF_ERROR(
+            device->copyOnDevice(buffers[arg].ptr, value.ptr, bytes));
+    }
+
+    TESSEL_RETURN_IF_ERROR(runRegion(body, scope));
+
+    // Out of the body's buffers before the next iteration writes them.
+    for (size_t c = 0; c < carried; ++c) {
+      const format::LaunchArg &yield = yields[1 + c];
+      TESSEL_RETURN_IF_ERROR(
+          placeView(yield, scope,
+                    what + ": yield " + std::to_string(1 + c) + " of region " +
+                        std::to_string(body) + iteration,
+                    dims));
+      TESSEL_RETURN_IF_ERROR(stash(state.carried[c], buffers[yield.buffer],
+                                   dims, dtypeOf(yield.buffer)));
+    }
+    for (size_t k = 0; k < scans; ++k) {
+      const format::LaunchArg &yield = yields[1 + carried + k];
+      std::string scan = what + ": scan output " + std::to_string(k);
+      TESSEL_RETURN_IF_ERROR(
+          placeView(yield, scope,
+                    what + ": yield " + std::to_string(1 + carried + k) +
+                        " of region " + std::to_string(body) + iteration,
+                    dims));
+      if (i == 0)
+        scanDims[k] = dims;
+      else if (dims != scanDims[k])
+        return invalidArgument(scan + " is " + formatDims(dims) + iteration +
+                               ", but " + formatDims(scanDims[k]) +
+                               " at iteration 0 (every iteration must "
+                               "yield the same shape)");
+      uint64_t bytes;
+      byteSize(dims, dtypeOf(yield.buffer), bytes); // as placed
+      TESSEL_RETURN_IF_ERROR(
+          appendScan(state.scans[k], i, buffers[yield.buffer], bytes, scan));
+    }
+    if (hasCond) {
+      TESSEL_RETURN_IF_ERROR(
+          readScalar(yields[0], scope,
+                     what + ": the condition yielded" + iteration, &cond, 1));
+      TESSEL_RETURN_IF_ERROR(device->synchronize());
+    }
+  }
+
+  for (size_t c = 0; c < carried; ++c)
+    TESSEL_RETURN_IF_ERROR(storeResult(op, what, c, state.carried[c],
+                                       state.carried[c].dims, bindings));
+  for (size_t k = 0; k < scans; ++k) {
+    // The iterations, then each iteration's shape. Without iterations the
+    // result's own shape says what it can: its static dims, and symbols
+    // bound already; any other symbol becomes 0.
+    dims.assign(1, i);
+    if (i > 0) {
+      dims.insert(dims.end(), scanDims[k].begin(), scanDims[k].end());
+    } else {
+      const format::Shape &shape = model.buffers[op.results[carried + k]].shape;
+      for (size_t d = 1; d < shape.size(); ++d) {
+        int64_t extent = shape[d].value;
+        if (shape[d].isSymbolic() && !bindings.lookup(shape[d].symbol, extent))
+          extent = 0;
+        dims.push_back(extent);
+      }
+    }
+    TESSEL_RETURN_IF_ERROR(
+        storeResult(op, what, carried + k, state.scans[k], dims, bindings));
+  }
+  return Status::ok();
 }
 
 Status Session::run() {
@@ -295,39 +587,28 @@ Status Session::run() {
                                 "' is not set");
   SymbolBindings bindings;
   TESSEL_RETURN_IF_ERROR(bindAll(nullptr, /*freshOnly=*/false, bindings));
-  TESSEL_RETURN_IF_ERROR(runShapeProgram(bindings));
-  TESSEL_RETURN_IF_ERROR(placeBuffers(bindings));
-  TESSEL_RETURN_IF_ERROR(writeHostValues(bindings));
-  std::vector<double> times;
-  for (size_t i = 0; i < model.plan.size(); ++i) {
-    auto start = std::chrono::steady_clock::now();
-    TESSEL_RETURN_IF_ERROR(runLaunch(i, bindings));
-    if (profiling) {
-      TESSEL_RETURN_IF_ERROR(device->synchronize());
-      times.push_back(std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-    }
-  }
-  TESSEL_RETURN_IF_ERROR(device->synchronize());
+  // A run that failed half way may have left work that uses the buffers.
+  if (unsettled)
+    TESSEL_RETURN_IF_ERROR(device->synchronize());
+  unsettled = true;
+  ++runSerial;
+  TESSEL_RETURN_IF_ERROR(placeInputs());
+  runMs.assign(profiling ? model.plan.size() : 0, 0.0);
+  TESSEL_RETURN_IF_ERROR(runRegion(0, bindings));
 
+  // The outputs, in the bindings of the end of region 0; an output may be
+  // a view (another shape) of its buffer.
   for (size_t i = 0; i < outputs.size(); ++i) {
-    // An output may be a view (another shape) of its buffer.
     const format::TensorSignature &sig = model.outputs[i];
     Output &out = outputs[i];
-    const DeviceBuffer &b = buffers[sig.buffer];
-    TESSEL_RETURN_IF_ERROR(bindings.resolve(sig.shape, out.dims));
-    uint64_t viewElems, bufferElems;
-    if (!elementCount(out.dims, viewElems) ||
-        !elementCount(b.dims, bufferElems) || viewElems != bufferElems)
-      return invalidArtifact(
-          "output '" + sig.name + "' of shape " + formatDims(out.dims) +
-          " views buffer " + std::to_string(sig.buffer) + " " +
-          formatDims(b.dims) + ", a different number of elements");
-    byteSize(out.dims, sig.dtype, out.bytes); // checked in placeBuffers
+    TESSEL_RETURN_IF_ERROR(placeView({sig.buffer, sig.shape}, bindings,
+                                     "output '" + sig.name + "'", out.dims));
+    byteSize(out.dims, sig.dtype, out.bytes); // the size of a placed buffer
     out.fetched = false;
   }
-  launchMs = std::move(times);
+  TESSEL_RETURN_IF_ERROR(device->synchronize());
+  unsettled = false;
+  launchMs = std::move(runMs);
   hasRun = true;
   ++runs;
   return Status::ok();

@@ -1,11 +1,13 @@
 //===- Session.h - Runs an artifact's plan on one device --------*- C++ -*-===//
 //
 // A session binds an artifact to a device: it loads the kernels, places the
-// weights, keeps a copy of each input, and on run() resolves every shape
-// from the symbol bindings (the inputs' shapes, then the shape program, which
-// may read the inputs' values), (re)allocates the buffers, builds each launch's
-// ABI argument array and hands it to the driver. Outputs are read back to host
-// memory on demand.
+// weights, keeps a copy of each input, and on run() walks the plan's regions
+// step by step (region 0, or the one implicit region of an artifact without
+// control flow): shape instructions bind symbols (they may read the inputs'
+// values), host values are written, launches get their buffers sized from
+// the current bindings and their ABI argument array, and control ops run
+// their branches and bodies, each region from a copy of its enclosing
+// region's bindings. Outputs are read back to host memory on demand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,8 +53,9 @@ public:
 
   /// Per-launch wall times (see tessel_session_set_profiling).
   void setProfiling(bool enable) { profiling = enable; }
-  /// Milliseconds per launch of the last successful run; empty when it was
-  /// not profiled.
+  /// Milliseconds per launch of the plan in the last successful run, summed
+  /// over the times it ran (0 for a launch of a branch not taken); empty
+  /// when the run was not profiled.
   const std::vector<double> &launchMilliseconds() const { return launchMs; }
   const format::Artifact &model() const { return image->model(); }
 
@@ -72,6 +75,9 @@ private:
     uint64_t capacity = 0;
     bool owned = false;
     std::vector<int64_t> dims; ///< shape resolved for the current run
+    /// The run (runSerial) that last placed it: work of that run may still
+    /// use it until the run's final synchronize().
+    uint64_t placedIn = 0;
   };
   struct Output {
     std::vector<int64_t> dims;
@@ -80,19 +86,74 @@ private:
     bool fetched = false;
   };
 
+  /// The session-owned device memory of one Loop, which no step of the
+  /// plan writes: the carried tensors between iterations (`dims` is the
+  /// current value's shape) and the scan outputs as they grow.
+  struct LoopState {
+    std::vector<DeviceBuffer> carried;
+    std::vector<DeviceBuffer> scans;
+  };
+
   /// Binds the symbols of the inputs that are set, except `skip`; only of
   /// those set since the last successful run if `freshOnly`.
   Status bindAll(const size_t *skip, bool freshOnly,
                  SymbolBindings &bindings) const;
-  /// Runs the artifact's shape program in order (after bindAll), reading
-  /// the host copies of the inputs InputValues instructions name.
-  Status runShapeProgram(SymbolBindings &bindings) const;
-  Status placeBuffers(const SymbolBindings &bindings);
-  /// Writes the artifact's host values (integers the shape program
-  /// computed, e.g. a Slice's bounds) into their buffers.
-  Status writeHostValues(const SymbolBindings &bindings);
+  /// Region `index`: the artifact's, or the implicit one.
+  const format::Region &region(uint32_t index) const;
+  /// Runs the steps of region `index`; the symbols they bind go into
+  /// `bindings`.
+  Status runRegion(uint32_t index, SymbolBindings &bindings);
+  /// Evaluates shape instruction `index`, reading the host copy of the
+  /// input an InputValues instruction names.
+  Status runShapeOp(uint32_t index, SymbolBindings &bindings) const;
+  /// Writes host values entry `index` (integers the shape program
+  /// computed, e.g. a Slice's bounds) into its buffer.
+  Status writeHostValues(uint32_t index, const SymbolBindings &bindings);
+  Status runLaunch(uint32_t index, const SymbolBindings &bindings);
+  /// Control op `index`: the branch its condition selects.
+  Status runIf(uint32_t index, SymbolBindings &bindings);
+  /// Control op `index`: its body, as long as ONNX Loop says.
+  Status runLoop(uint32_t index, SymbolBindings &bindings);
+
+  /// Points the input buffers at the inputs (host-addressable devices) or
+  /// copies the inputs into them, for the whole run.
+  Status placeInputs();
+  /// Sizes buffer `index` for its shape under `bindings`. Input and weight
+  /// buffers are placed for the whole run (placeInputs, create) instead.
+  Status placeBuffer(uint32_t index, const SymbolBindings &bindings);
+  /// Places the buffer `view` names and resolves the view's extents into
+  /// `dims`, which must be the buffer's element count; `what` names the
+  /// view in errors.
+  Status placeView(const format::LaunchArg &view,
+                   const SymbolBindings &bindings, const std::string &what,
+                   std::vector<int64_t> &dims);
+  /// Reads `bytes` of the one-element tensor `view` (a condition or a trip
+  /// count) into `out`, valid after the next synchronize().
+  Status readScalar(const format::LaunchArg &view,
+                    const SymbolBindings &bindings, const std::string &what,
+                    void *out, uint64_t bytes);
+  /// Result `i` of control op `op` (`what`) receives the tensor of extents
+  /// `dims` at `source`: binds the symbols of the result buffer's shape in
+  /// `bindings` (checking its static dims), places it and copies.
+  Status storeResult(const format::ControlOp &op, const std::string &what,
+                     size_t i, const DeviceBuffer &source,
+                     const std::vector<int64_t> &dims,
+                     SymbolBindings &bindings);
+  /// Copies the tensor of `dims` and `dtype` at `source` into `to`, grown
+  /// as needed, and records its extents.
+  Status stash(DeviceBuffer &to, const DeviceBuffer &source,
+               const std::vector<int64_t> &dims, format::DType dtype);
+  /// Appends the `bytes` at `source`, the value of iteration `iteration`,
+  /// to the scan output `scan`.
+  Status appendScan(DeviceBuffer &scan, int64_t iteration,
+                    const DeviceBuffer &source, uint64_t bytes,
+                    const std::string &what);
+  /// Makes `buffer` hold at least `bytes`; its contents are lost when it
+  /// grows.
   Status ensureCapacity(DeviceBuffer &buffer, uint64_t bytes);
-  Status runLaunch(size_t index, const SymbolBindings &bindings);
+  /// Frees `buffer`'s memory, waiting for the device first when work of
+  /// this run may still use it.
+  Status release(DeviceBuffer &buffer);
   std::string describeKernel(uint32_t kernel) const;
   void releaseBuffers();
 
@@ -101,19 +162,24 @@ private:
   std::unique_ptr<Executable> executable;
   void *weights = nullptr; ///< the weights section on the device
   bool ownsWeights = false;
-  /// Results of the shape program that the plan uses as extents (checked
-  /// to be >= 0 after the program, before any launch).
-  std::vector<std::string> extentSymbols;
+  /// The region of an artifact without regions (see format::Artifact).
+  format::Region implicit;
   std::vector<Input> inputs;
   std::vector<DeviceBuffer> buffers;
-  /// The host copy of each host-values buffer: a device copies from it
-  /// asynchronously, so it lives until the next run.
+  /// The host copy of each host values entry, reused each time it runs.
   std::vector<std::vector<int64_t>> hostValues;
+  /// Per control op; used by Loops only.
+  std::vector<LoopState> loops;
   std::vector<Output> outputs;
   bool hasRun = false;
-  uint64_t runs = 0; ///< successful runs so far
+  uint64_t runs = 0;      ///< successful runs so far
+  uint64_t runSerial = 0; ///< runs started so far
+  /// A run started and did not finish: work it enqueued may be pending.
+  bool unsettled = false;
   bool profiling = false;
   std::vector<double> launchMs;
+  /// Milliseconds per launch of the run in progress (when profiling).
+  std::vector<double> runMs;
   LaunchParams params;
 };
 

@@ -381,6 +381,36 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
                          " results)");
 }
 
+Status SymbolBindings::bindValue(const format::Shape &shape,
+                                 const std::vector<int64_t> &dims,
+                                 const std::string &node,
+                                 const std::string &value) {
+  const std::string tensor = value + " " + formatDims(dims);
+  if (dims.size() != shape.size())
+    return invalidArtifact(node + ": " + tensor +
+                           " does not have the rank of " +
+                           format::formatShape(shape));
+  std::map<std::string, Binding> updated = values;
+  const std::string by = tensor + " of " + node;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const format::Dim &d = shape[i];
+    if (!d.isSymbolic()) {
+      if (dims[i] != d.value)
+        return invalidArgument(node + ": " + tensor + ": dim " +
+                               std::to_string(i) + " is " + str(dims[i]) +
+                               ", but the model needs " + str(d.value));
+      continue;
+    }
+    auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], by, {}});
+    if (!inserted && it->second.value != dims[i])
+      return invalidArgument(node + ": symbol '" + d.symbol + "' bound to " +
+                             str(it->second.value) + " by " + it->second.by +
+                             " and " + str(dims[i]) + " by " + tensor);
+  }
+  values = std::move(updated);
+  return Status::ok();
+}
+
 Status SymbolBindings::resolve(const format::Shape &shape,
                                std::vector<int64_t> &out) const {
   out.resize(shape.size());

@@ -41,6 +41,16 @@ public:
   Status evaluate(const format::ShapeOp &op, const std::string &input = {},
                   const std::vector<int64_t> &inputValues = {});
 
+  /// Binds the symbols of `shape` to the extents `dims` of a tensor that a
+  /// control op hands over (a result, or a loop-carried tensor entering the
+  /// body), or checks those bound already, and checks the static dims.
+  /// `node` names the control op, `value` the tensor ("result 0"); errors
+  /// are INVALID_ARGUMENT naming both and the extents ("control op 0 (ONNX
+  /// node 'if_0', If): result 0 [3, 5]: dim 1 is 5, but the model needs
+  /// 4"). On error the bindings are unchanged.
+  Status bindValue(const format::Shape &shape, const std::vector<int64_t> &dims,
+                   const std::string &node, const std::string &value);
+
   /// The extents of `shape`; INVALID_ARTIFACT if a symbol is unbound,
   /// INVALID_ARGUMENT if the shape program gave one a negative value.
   Status resolve(const format::Shape &shape, std::vector<int64_t> &out) const;

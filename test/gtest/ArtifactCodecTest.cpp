@@ -257,6 +257,51 @@ TEST(ArtifactCodec, HostValuesRoundTripAndAreWrittenOnlyWhenUsed) {
   EXPECT_TRUE(plain.hostValues.empty());
 }
 
+void expectSameViews(const std::vector<LaunchArg> &a,
+                     const std::vector<LaunchArg> &b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].buffer, b[i].buffer) << i;
+    expectSameShape(a[i].shape, b[i].shape);
+  }
+}
+
+TEST(ArtifactCodec, RegionsAndControlOpsRoundTrip) {
+  Artifact loopWithoutTripCount = test::loopModel({false, false, false});
+  loopWithoutTripCount.controlOps[0].operands[0] = {kNoBuffer, {}};
+  for (const Artifact &in :
+       {test::ifModel({false, false, false}),
+        test::nestedModel({false, false, false}), loopWithoutTripCount}) {
+    SCOPED_TRACE(in.modelName);
+    std::vector<uint8_t> m;
+    encodeManifest(in, m);
+    Artifact out;
+    std::string error;
+    ASSERT_TRUE(decodeManifest(m.data(), m.size(), out, error)) << error;
+    ASSERT_EQ(out.regions.size(), in.regions.size());
+    for (size_t i = 0; i < in.regions.size(); ++i) {
+      const Region &a = in.regions[i], &b = out.regions[i];
+      ASSERT_EQ(b.steps.size(), a.steps.size()) << i;
+      for (size_t j = 0; j < a.steps.size(); ++j) {
+        EXPECT_EQ(b.steps[j].kind, a.steps[j].kind) << i << " " << j;
+        EXPECT_EQ(b.steps[j].index, a.steps[j].index) << i << " " << j;
+      }
+      expectSameViews(b.yields, a.yields);
+    }
+    ASSERT_EQ(out.controlOps.size(), in.controlOps.size());
+    for (size_t i = 0; i < in.controlOps.size(); ++i) {
+      const ControlOp &a = in.controlOps[i], &b = out.controlOps[i];
+      EXPECT_EQ(b.kind, a.kind) << i;
+      expectSameViews(b.operands, a.operands);
+      EXPECT_EQ(b.regions, a.regions) << i;
+      EXPECT_EQ(b.bodyArgs, a.bodyArgs) << i;
+      EXPECT_EQ(b.results, a.results) << i;
+      EXPECT_EQ(b.onnxNode, a.onnxNode) << i;
+      EXPECT_EQ(b.onnxOp, a.onnxOp) << i;
+    }
+  }
+}
+
 TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
   // The flag is the only byte in which the manifests of an instruction with
   // and without allowZero differ.
@@ -348,6 +393,46 @@ TEST(ManifestFields, HostValuesAreARequiredFieldWrittenOnlyWhenUsed) {
   EXPECT_EQ(fields.back().tag, 10u | 0x80000000u);
 }
 
+TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
+  // A runtime that ignored the regions would run only part of the plan, so
+  // fields 11 and 12 are required; a plan without them stays a 3.0 one.
+  std::vector<uint8_t> m;
+  encodeManifest(test::loopModel({false, false, false}), m);
+  std::vector<uint32_t> tags;
+  for (const Field &f : splitFields(m))
+    tags.push_back(f.tag);
+  EXPECT_EQ(tags,
+            (std::vector<uint32_t>{1, 2, 0x80000003, 0x80000004, 0x80000005,
+                                   0x80000006, 0x80000007, 0x80000008,
+                                   0x80000009, 0x8000000b, 0x8000000c}));
+  // Control ops are written on their own, so that validation sees them.
+  Artifact a = test::reshapeModel({false, false, false});
+  a.controlOps = test::ifModel().controlOps;
+  m.clear();
+  encodeManifest(a, m);
+  EXPECT_EQ(splitFields(m).back().tag, 0x8000000cu);
+}
+
+TEST(ManifestFields, TruncatedControlFlowFieldsNameTheElement) {
+  std::vector<uint8_t> m;
+  encodeManifest(test::nestedModel({false, false, false}), m);
+  std::vector<Field> fields = splitFields(m);
+  ASSERT_EQ(fields.size(), 11u);
+  std::vector<Field> cut = fields;
+  cut[9].payload.pop_back(); // the yields of the last region
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading region 3)");
+  cut = fields;
+  cut[10].payload.resize(cut[10].payload.size() - 3); // the last onnxOp
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading control op 1)");
+  // A count larger than the bytes left is caught before any allocation.
+  cut = fields;
+  wr32(cut[10].payload, 0, 0x7fffffff);
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the control ops)");
+}
+
 TEST(ManifestFields, UnknownOptionalFieldsAreSkipped) {
   std::vector<Field> fields = sampleFields();
   fields.insert(fields.begin() + 3, Field{0x10, {1, 2, 3, 4, 5}});
@@ -368,7 +453,7 @@ TEST(ManifestFields, UnknownRequiredFieldIsRejected) {
   fields.push_back(Field{0x80000010, {1, 2, 3}});
   EXPECT_EQ(manifestError(joinFields(fields)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.1): the artifact needs a newer runtime");
+            "runtime (format 3.2): the artifact needs a newer runtime");
   fields = sampleFields();
   fields.insert(fields.begin(), Field{0x80000000, {}}); // id 0 is unknown
   EXPECT_THAT(manifestError(joinFields(fields)),
@@ -494,7 +579,7 @@ TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   required.insert(required.end(), field.begin(), field.end());
   EXPECT_EQ(decodeError(withManifest(f, required)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.1): the artifact needs a newer runtime");
+            "runtime (format 3.2): the artifact needs a newer runtime");
 }
 
 TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {

@@ -129,10 +129,19 @@ std::vector<uint8_t> sample() {
   return serialize(a);
 }
 
+/// The nested If-in-Loop model: regions, steps and control ops.
+std::vector<uint8_t> controlFlowSample() {
+  Artifact a = test::nestedModel({false, false, false});
+  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
+                        std::vector<uint8_t>(100, 0x7f)});
+  return serialize(a);
+}
+
 TEST(ArtifactFuzz, SampleIsValid) {
-  std::vector<uint8_t> f = sample();
-  std::string error;
-  ASSERT_TRUE(decodes(f.data(), f.size(), error)) << error;
+  for (const std::vector<uint8_t> &f : {sample(), controlFlowSample()}) {
+    std::string error;
+    ASSERT_TRUE(decodes(f.data(), f.size(), error)) << error;
+  }
 }
 
 TEST(ArtifactFuzz, EveryTruncationIsRejected) {
@@ -147,8 +156,7 @@ TEST(ArtifactFuzz, EveryTruncationIsRejected) {
   }
 }
 
-TEST(ArtifactFuzz, EveryManifestPrefixIsRejected) {
-  std::vector<uint8_t> f = sample();
+void expectEveryManifestPrefixRejected(const std::vector<uint8_t> &f) {
   Layout l(f);
   std::vector<uint8_t> manifest(f.begin() + l.manifestBegin,
                                 f.begin() + l.manifestEnd);
@@ -160,6 +168,11 @@ TEST(ArtifactFuzz, EveryManifestPrefixIsRejected) {
     ASSERT_FALSE(decodes(g.data(), g.size(), error)) << len;
     ASSERT_FALSE(error.empty()) << len;
   }
+}
+
+TEST(ArtifactFuzz, EveryManifestPrefixIsRejected) {
+  for (const std::vector<uint8_t> &f : {sample(), controlFlowSample()})
+    expectEveryManifestPrefixRejected(f);
 }
 
 TEST(ArtifactFuzz, EverySingleByteFlipIsRejected) {
@@ -195,12 +208,12 @@ TEST(ArtifactFuzz, RandomFlipsNeverCrash) {
   }
 }
 
-TEST(ArtifactFuzz, GarbageManifestsWithValidCrcNeverCrash) {
-  std::vector<uint8_t> f = sample();
+/// Decodes random corruptions of the manifest of `f` with valid CRCs.
+void fuzzManifest(const std::vector<uint8_t> &f, unsigned seed) {
   Layout l(f);
   std::vector<uint8_t> manifest(f.begin() + l.manifestBegin,
                                 f.begin() + l.manifestEnd);
-  std::mt19937 rng(7);
+  std::mt19937 rng(seed);
   int accepted = 0;
   for (int iter = 0; iter < 20000; ++iter) {
     std::vector<uint8_t> m = manifest;
@@ -221,6 +234,11 @@ TEST(ArtifactFuzz, GarbageManifestsWithValidCrcNeverCrash) {
   }
   // Most corruptions break something; a few (a changed name) do not.
   EXPECT_LT(accepted, 20000);
+}
+
+TEST(ArtifactFuzz, GarbageManifestsWithValidCrcNeverCrash) {
+  fuzzManifest(sample(), 7);
+  fuzzManifest(controlFlowSample(), 8);
 }
 
 TEST(ArtifactFuzz, RandomFilesAreRejected) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver.h"
 #include "TestArtifacts.h"
 #include "tessel/tessel.h"
 
@@ -181,6 +182,67 @@ TEST_P(Conformance, ReportsAnArtifactWithoutKernelsForTheDevice) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_UNAVAILABLE);
   EXPECT_THAT(takeMessage(s), HasSubstr("artifact has no kernels for"));
+}
+
+TEST_P(Conformance, RunsAnIfWhoseBranchesYieldOtherExtents) {
+  ASSERT_OK(open(test::ifModel()));
+  ASSERT_OK(setFloats("a", {1, 2, 3}));
+  ASSERT_OK(setFloats("b", {10, 20, 30}));
+  ASSERT_OK(setFloats("d", {5, 6}));
+  for (uint8_t c : {1, 0, 1}) {
+    ASSERT_OK(set("c", TESSEL_DTYPE_BOOL, {}, &c, 1));
+    ASSERT_OK(tessel_session_run(session));
+    if (c)
+      EXPECT_THAT(output<float>("y"), ElementsAre(22, 44, 66));
+    else
+      EXPECT_THAT(output<float>("y"), ElementsAre(10, 12));
+  }
+}
+
+TEST_P(Conformance, RunsALoopWithAnIfInItsBody) {
+  ASSERT_OK(open(test::nestedModel()));
+  int64_t trip = 3;
+  uint8_t yes = 1;
+  ASSERT_OK(set("trip", TESSEL_DTYPE_INT64, {}, &trip, 8));
+  ASSERT_OK(set("go", TESSEL_DTYPE_BOOL, {}, &yes, 1));
+  ASSERT_OK(setFloats("y0", {1, 2}));
+  ASSERT_OK(setFloats("a", {10, 20}));
+  ASSERT_OK(setFloats("z0", {7, 8, 9}));
+  for (uint8_t flip : {1, 0}) {
+    ASSERT_OK(set("flip", TESSEL_DTYPE_BOOL, {}, &flip, 1));
+    ASSERT_OK(tessel_session_run(session));
+    if (flip) {
+      EXPECT_THAT(output<float>("y"), ElementsAre(41, 82));
+      EXPECT_THAT(output<float>("scan"), ElementsAre(22, 44, 42, 84, 62, 124));
+    } else {
+      EXPECT_THAT(output<float>("y"), ElementsAre(11, 22));
+      EXPECT_THAT(output<float>("scan"), ElementsAre(2, 4, 2, 4, 2, 4));
+    }
+    EXPECT_THAT(output<float>("z"), ElementsAre(14, 16, 18));
+  }
+}
+
+TEST_P(Conformance, CopiesBetweenDeviceAllocations) {
+  // The Device interface itself: the host -> device -> device -> host
+  // round trip the executor's control flow relies on.
+  std::shared_ptr<runtime::Device> dev;
+  runtime::Status s = runtime::findDriver(GetParam())->createDevice(0, dev);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::vector<int32_t> in(100), out(100, 0);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = int32_t(i * 7);
+  void *a = nullptr, *b = nullptr;
+  ASSERT_TRUE(dev->allocate(400, &a).isOk());
+  ASSERT_TRUE(dev->allocate(400, &b).isOk());
+  EXPECT_TRUE(dev->copyToDevice(a, in.data(), 400).isOk());
+  EXPECT_TRUE(dev->copyOnDevice(b, a, 400).isOk());
+  EXPECT_TRUE(dev->copyOnDevice(b, b, 400).isOk()); // a no-op
+  EXPECT_TRUE(dev->copyOnDevice(static_cast<char *>(a) + 4, b, 0).isOk());
+  EXPECT_TRUE(dev->copyToHost(out.data(), b, 400).isOk());
+  EXPECT_TRUE(dev->synchronize().isOk());
+  EXPECT_EQ(out, in);
+  dev->deallocate(a);
+  dev->deallocate(b);
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, Conformance,

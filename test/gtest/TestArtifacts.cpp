@@ -165,6 +165,138 @@ format::Artifact reshapeModel(Targets targets) {
   return a;
 }
 
+namespace {
+
+format::Step step(format::Step::Kind kind, uint32_t index) {
+  format::Step s;
+  s.kind = kind;
+  s.index = index;
+  return s;
+}
+
+format::ControlOp controlOp(format::ControlOp::Kind kind,
+                            std::vector<format::LaunchArg> operands,
+                            std::vector<uint32_t> regions,
+                            std::vector<uint32_t> bodyArgs,
+                            std::vector<uint32_t> results,
+                            const std::string &node, const std::string &type) {
+  format::ControlOp op;
+  op.kind = kind;
+  op.operands = std::move(operands);
+  op.regions = std::move(regions);
+  op.bodyArgs = std::move(bodyArgs);
+  op.results = std::move(results);
+  op.onnxNode = node;
+  op.onnxOp = type;
+  return op;
+}
+
+using StepKind = format::Step::Kind;
+
+} // namespace
+
+format::Artifact ifModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "if";
+  Shape n = {sym("n")}, k = {sym("k")}, m = {sym("m")};
+  a.buffers = {buffer(Buffer::Kind::Input, {}, DType::Bool), // 0 c
+               buffer(Buffer::Kind::Input, n),               // 1 a
+               buffer(Buffer::Kind::Input, n),               // 2 b
+               buffer(Buffer::Kind::Input, k),               // 3 d
+               buffer(Buffer::Kind::Transient, n),           // 4 t = a + b
+               buffer(Buffer::Kind::Transient, m),           // 5 r
+               buffer(Buffer::Kind::Output, m)};             // 6 y = r + r
+  a.inputs = {{"c", DType::Bool, {}, 0},
+              {"a", DType::F32, n, 1},
+              {"b", DType::F32, n, 2},
+              {"d", DType::F32, k, 3}};
+  a.outputs = {{"y", DType::F32, m, 6}};
+  a.kernels = {{"add", "Add_0", "Add"}};
+  a.plan = {{0, {{1, n}, {2, n}, {4, n}}, n},  // then: t = a + b
+            {0, {{5, m}, {5, m}, {6, m}}, m}}; // y = r + r
+  a.regions.resize(3);
+  a.regions[0].steps = {step(StepKind::Control, 0), step(StepKind::Launch, 1)};
+  a.regions[1].steps = {step(StepKind::Launch, 0)};
+  a.regions[1].yields = {{4, n}};
+  a.regions[2].yields = {{3, k}};
+  a.controlOps = {controlOp(format::ControlOp::Kind::If, {{0, {}}}, {1, 2}, {},
+                            {5}, "if_0", "If")};
+  addBinaries(a, targets);
+  return a;
+}
+
+format::Artifact loopModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "loop";
+  Shape n = {sym("n")}, k = {sym("k")}, zk = {sym("zk")}, zr = {sym("zr")};
+  Shape stacked = {sym("s"), sym("n")}, sn = {sym("sn")};
+  a.buffers = {buffer(Buffer::Kind::Input, {}, DType::I64),      // 0 trip
+               buffer(Buffer::Kind::Input, {}, DType::Bool),     // 1 go
+               buffer(Buffer::Kind::Input, n),                   // 2 y0
+               buffer(Buffer::Kind::Input, n),                   // 3 a
+               buffer(Buffer::Kind::Input, k),                   // 4 z0
+               buffer(Buffer::Kind::Transient, {}, DType::I64),  // 5 iteration
+               buffer(Buffer::Kind::Transient, {}, DType::Bool), // 6 cond in
+               buffer(Buffer::Kind::Transient, n),               // 7 y
+               buffer(Buffer::Kind::Transient, zk),              // 8 z
+               buffer(Buffer::Kind::Transient, n),               // 9 t = y + a
+               buffer(Buffer::Kind::Transient, n),               // 10 yF
+               buffer(Buffer::Kind::Transient, zr),              // 11 zF
+               buffer(Buffer::Kind::Transient, stacked),         // 12 scan
+               buffer(Buffer::Kind::Output, n),   // 13 y = yF + a
+               buffer(Buffer::Kind::Output, zr),  // 14 z = zF + zF
+               buffer(Buffer::Kind::Output, sn)}; // 15 scan + scan
+  a.inputs = {{"trip", DType::I64, {}, 0},
+              {"go", DType::Bool, {}, 1},
+              {"y0", DType::F32, n, 2},
+              {"a", DType::F32, n, 3},
+              {"z0", DType::F32, k, 4}};
+  a.outputs = {{"y", DType::F32, n, 13},
+               {"z", DType::F32, zr, 14},
+               {"scan", DType::F32, stacked, 15}};
+  a.kernels = {{"add", "Add_0", "Add"}};
+  a.plan = {{0, {{7, n}, {3, n}, {9, n}}, n},         // body: t = y + a
+            {0, {{10, n}, {3, n}, {13, n}}, n},       // y = yF + a
+            {0, {{11, zr}, {11, zr}, {14, zr}}, zr},  // z = zF + zF
+            {0, {{12, sn}, {12, sn}, {15, sn}}, sn}}; // scan + scan
+  a.shapeProgram = {shapeOp(format::ShapeOp::Kind::Mul, stacked, sn, "Add_1",
+                            "Add", "the elements of the scan output")};
+  a.regions.resize(2);
+  a.regions[0].steps = {step(StepKind::Control, 0), step(StepKind::Shape, 0),
+                        step(StepKind::Launch, 1), step(StepKind::Launch, 2),
+                        step(StepKind::Launch, 3)};
+  a.regions[1].steps = {step(StepKind::Launch, 0)};
+  a.regions[1].yields = {{1, {}}, {9, n}, {8, zk}, {9, n}};
+  a.controlOps = {controlOp(format::ControlOp::Kind::Loop,
+                            {{0, {}}, {1, {}}, {2, n}, {4, k}}, {1},
+                            {5, 6, 7, 8}, {10, 11, 12}, "loop_0", "Loop")};
+  addBinaries(a, targets);
+  return a;
+}
+
+format::Artifact nestedModel(Targets targets) {
+  format::Artifact a = loopModel(targets);
+  a.modelName = "nested";
+  Shape n = {sym("n")};
+  uint32_t flip = static_cast<uint32_t>(a.buffers.size());
+  a.buffers.push_back(buffer(Buffer::Kind::Input, {}, DType::Bool));
+  a.inputs.push_back({"flip", DType::Bool, {}, flip});
+  uint32_t r = static_cast<uint32_t>(a.buffers.size());
+  a.buffers.push_back(buffer(Buffer::Kind::Transient, n));
+  // The body runs the If, whose then branch (region 2) holds launch 0.
+  a.regions.resize(4);
+  a.regions[1].steps = {step(StepKind::Control, 1)};
+  a.regions[1].yields = {{1, {}}, {r, n}, {8, {sym("zk")}}, {r, n}};
+  a.regions[2].steps = {step(StepKind::Launch, 0)};
+  a.regions[2].yields = {{9, n}};
+  a.regions[3].yields = {{7, n}};
+  a.controlOps.push_back(controlOp(format::ControlOp::Kind::If, {{flip, {}}},
+                                   {2, 3}, {}, {r}, "if_1", "If"));
+  return a;
+}
+
 std::vector<uint8_t> readBytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

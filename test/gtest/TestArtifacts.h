@@ -17,6 +17,28 @@
 //                node 'Reshape_0') into [r.d0, r.d1, r.d2], the view the
 //                probe kernel gets; p as in probeModel
 //
+//
+// Control flow (format 3.2), with the same kernels:
+//
+//   ifModel:     inputs c: bool[], a, b: f32[n], d: f32[k]; control op 0
+//                (If, node 'if_0') yields t = a + b (launch 0 in region 1,
+//                the then branch) or d itself (region 2, no step) into r:
+//                f32[m]; then y = r + r (launch 1 in region 0) of shape [m]
+//   loopModel:   inputs trip: i64[], go: bool[], y0, a: f32[n], z0: f32[k];
+//                control op 0 (Loop, node 'loop_0') with tripCount trip,
+//                cond go and carried y (initially y0) and z (initially z0):
+//                the body (region 1) computes t = y + a (launch 0) and
+//                yields [go, t, z, t], so z passes through unchanged and
+//                the scan output stacks every t. Results yF: f32[n],
+//                zF: f32[zr], scan: f32[s, n]; then (region 0) shape op 0
+//                binds sn = s * n and the outputs are y = yF + a,
+//                z = zF + zF and scan = scan + scan (viewed as [sn],
+//                output shape [s, n])
+//   nestedModel: loopModel with an extra input flip: bool[] whose body is
+//                control op 1 (If, node 'if_1'): t = y + a (region 2) if
+//                flip, else y itself (region 3), into r: f32[n]; the body
+//                yields [go, r, z, r]
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_TEST_GTEST_TESTARTIFACTS_H
@@ -40,6 +62,9 @@ format::Artifact addModel(Targets targets = {});
 format::Artifact weightModel(Targets targets = {});
 format::Artifact probeModel(Targets targets = {});
 format::Artifact reshapeModel(Targets targets = {});
+format::Artifact ifModel(Targets targets = {});
+format::Artifact loopModel(Targets targets = {});
+format::Artifact nestedModel(Targets targets = {});
 
 /// A shape instruction of `kind` for ONNX node `node` of type `type`.
 format::ShapeOp shapeOp(format::ShapeOp::Kind kind, format::Shape operands,

@@ -124,6 +124,11 @@ public:
     std::memcpy(dst, src, bytes);
     return Status::ok();
   }
+  Status copyOnDevice(void *dst, const void *src, uint64_t bytes) override {
+    if (dst != src)
+      std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
   Status synchronize() override { return Status::ok(); }
 
 private:

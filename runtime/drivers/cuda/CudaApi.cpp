@@ -41,6 +41,7 @@ bool Api::load(const std::vector<std::string> &libraries, std::string &error) {
   TESSEL_CUDA_RESOLVE(cuMemFree, "cuMemFree_v2")
   TESSEL_CUDA_RESOLVE(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")
   TESSEL_CUDA_RESOLVE(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")
+  TESSEL_CUDA_RESOLVE(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")
   TESSEL_CUDA_RESOLVE(cuStreamCreate, "cuStreamCreate")
   TESSEL_CUDA_RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2")
   TESSEL_CUDA_RESOLVE(cuStreamSynchronize, "cuStreamSynchronize")

@@ -65,6 +65,8 @@ struct Api {
                                 CUstream stream); // _v2
   CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,
                                 CUstream stream); // _v2
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                CUstream stream); // _v2
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);
   CUresult (*cuStreamDestroy)(CUstream stream); // _v2
   CUresult (*cuStreamSynchronize)(CUstream stream);

@@ -166,6 +166,17 @@ public:
         ctx->api->cuMemcpyDtoHAsync(dst, toDevice(src), bytes, ctx->stream),
         "cuMemcpyDtoHAsync");
   }
+  Status copyOnDevice(void *dst, const void *src, uint64_t bytes) override {
+    if (dst == src || bytes == 0)
+      return Status::ok();
+    TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
+    // On the session's stream: the synchronous cuMemcpyDtoD would run on
+    // the legacy default stream, which a non-blocking stream does not wait
+    // for.
+    return ctx->check(ctx->api->cuMemcpyDtoDAsync(toDevice(dst), toDevice(src),
+                                                  bytes, ctx->stream),
+                      "cuMemcpyDtoDAsync");
+  }
   Status synchronize() override {
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
     return ctx->check(ctx->api->cuStreamSynchronize(ctx->stream),

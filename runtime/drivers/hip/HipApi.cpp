@@ -78,6 +78,7 @@ bool Api::load(const std::vector<std::string> &libraries, std::string &error) {
   TESSEL_HIP_RESOLVE(hipFree)
   TESSEL_HIP_RESOLVE(hipMemcpyHtoDAsync)
   TESSEL_HIP_RESOLVE(hipMemcpyDtoHAsync)
+  TESSEL_HIP_RESOLVE(hipMemcpyDtoDAsync)
   TESSEL_HIP_RESOLVE(hipStreamCreateWithFlags)
   TESSEL_HIP_RESOLVE(hipStreamDestroy)
   TESSEL_HIP_RESOLVE(hipStreamSynchronize)

@@ -55,6 +55,8 @@ struct Api {
                                    size_t sizeBytes, hipStream_t stream);
   hipError_t (*hipMemcpyDtoHAsync)(void *dst, hipDeviceptr_t src,
                                    size_t sizeBytes, hipStream_t stream);
+  hipError_t (*hipMemcpyDtoDAsync)(hipDeviceptr_t dst, hipDeviceptr_t src,
+                                   size_t sizeBytes, hipStream_t stream);
   hipError_t (*hipStreamCreateWithFlags)(hipStream_t *stream,
                                          unsigned int flags);
   hipError_t (*hipStreamDestroy)(hipStream_t stream);

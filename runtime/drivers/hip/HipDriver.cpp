@@ -160,6 +160,15 @@ public:
                                                    bytes, ctx->stream),
                       "hipMemcpyDtoHAsync");
   }
+  Status copyOnDevice(void *dst, const void *src, uint64_t bytes) override {
+    if (dst == src || bytes == 0)
+      return Status::ok();
+    TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
+    // On the session's stream, ordered with its launches and copies.
+    return ctx->check(ctx->api->hipMemcpyDtoDAsync(dst, const_cast<void *>(src),
+                                                   bytes, ctx->stream),
+                      "hipMemcpyDtoDAsync");
+  }
   Status synchronize() override {
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
     return ctx->check(ctx->api->hipStreamSynchronize(ctx->stream),

@@ -235,8 +235,9 @@ TESSEL_API tessel_status_t tessel_session_copy_output(tessel_session_t *session,
 TESSEL_API tessel_status_t tessel_session_set_profiling(tessel_session_t *session,
                                                         int enable);
 
-/// One launch of the last profiled run: the kernel and the ONNX node it
-/// implements (strings owned by the artifact).
+/// One launch of the plan in the last profiled run: the kernel and the ONNX
+/// node it implements (strings owned by the artifact). A launch in a loop
+/// body sums the times of every iteration; one in a branch not taken is 0.
 typedef struct tessel_launch_time_t {
   const char *kernel;
   const char *onnx_node;

@@ -45,11 +45,13 @@ static int initialized;
 static long liveAllocations;
 static unsigned lastGrid, lastBlock;
 static long launches;
+static long deviceCopies;
 
 EXPORT long fake_cuda_live_allocations(void) { return liveAllocations; }
 EXPORT unsigned fake_cuda_last_grid(void) { return lastGrid; }
 EXPORT unsigned fake_cuda_last_block(void) { return lastBlock; }
 EXPORT long fake_cuda_launches(void) { return launches; }
+EXPORT long fake_cuda_device_copies(void) { return deviceCopies; }
 
 EXPORT CUresult cuInit(unsigned flags) {
   if (flags != 0)
@@ -210,6 +212,14 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes,
                                      void *stream) {
   (void)stream;
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src,
+                                     size_t bytes, void *stream) {
+  (void)stream;
+  ++deviceCopies;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return CUDA_SUCCESS;
 }
 

@@ -42,8 +42,10 @@ static int initialized;
 static int currentDevice;
 static long liveAllocations;
 static unsigned lastGrid;
+static long deviceCopies;
 
 EXPORT long fake_hip_live_allocations(void) { return liveAllocations; }
+EXPORT long fake_hip_device_copies(void) { return deviceCopies; }
 EXPORT unsigned fake_hip_last_grid(void) { return lastGrid; }
 
 EXPORT hipError_t hipInit(unsigned flags) {
@@ -176,6 +178,14 @@ EXPORT hipError_t hipMemcpyHtoDAsync(void *dst, void *src, size_t bytes,
 EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, void *src, size_t bytes,
                                      void *stream) {
   (void)stream;
+  memcpy(dst, src, bytes);
+  return hipSuccess;
+}
+
+EXPORT hipError_t hipMemcpyDtoDAsync(void *dst, void *src, size_t bytes,
+                                     void *stream) {
+  (void)stream;
+  ++deviceCopies;
   memcpy(dst, src, bytes);
   return hipSuccess;
 }
