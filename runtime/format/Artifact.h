@@ -242,6 +242,9 @@ struct ControlOp {
   std::vector<uint32_t> regions;
   std::vector<uint32_t> bodyArgs;
   std::vector<uint32_t> results;
+  /// Loop: a symbol bound in the body to the iteration number (so that
+  /// host shape ops can use it), or empty.
+  std::string iterationSymbol;
   std::string onnxNode; ///< the ONNX node it implements (for errors)
   std::string onnxOp;
 };

@@ -36,7 +36,7 @@
 //   Step      = u32 kind, u32 index
 //   ControlOp = u32 kind, list<(u32 buffer, Shape shape)> operands,
 //               list<u32> regions, list<u32> bodyArgs, list<u32> results,
-//               string onnxNode, string onnxOp
+//               string iterationSymbol, string onnxNode, string onnxOp
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
 //   list<T>   = u32 count, T...;  string = u32 byteLength, bytes
 //
@@ -467,15 +467,15 @@ private:
   bool controlOps(std::vector<ControlOp> &out) {
     uint32_t n = 0;
     where = "the control ops";
-    if (!count(n, /*minBytes=*/28))
+    if (!count(n, /*minBytes=*/32))
       return false;
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       where = "control op " + std::to_string(i);
       ControlOp &op = out[i];
       if (!enumValue(op.kind) || !views(op.operands) || !indices(op.regions) ||
-          !indices(op.bodyArgs) || !indices(op.results) || !str(op.onnxNode) ||
-          !str(op.onnxOp))
+          !indices(op.bodyArgs) || !indices(op.results) ||
+          !str(op.iterationSymbol) || !str(op.onnxNode) || !str(op.onnxOp))
         return false;
     }
     return true;
@@ -569,6 +569,7 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
         writeIndices(w, op.regions);
         writeIndices(w, op.bodyArgs);
         writeIndices(w, op.results);
+        w.string(op.iterationSymbol);
         w.string(op.onnxNode);
         w.string(op.onnxOp);
       }

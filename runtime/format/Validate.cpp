@@ -189,13 +189,19 @@ private:
   /// Where they are bound is checked by scopes(); here they only count as
   /// defined, like the results of the shape program.
   bool controlFlowSymbols() {
-    for (const ControlOp &op : a.controlOps)
+    for (const ControlOp &op : a.controlOps) {
+      if (!op.iterationSymbol.empty()) {
+        if (!name("control op iteration symbol", op.iterationSymbol, true))
+          return false;
+        defined.insert(op.iterationSymbol);
+      }
       for (const std::vector<uint32_t> *list : {&op.results, &op.bodyArgs})
         for (uint32_t buffer : *list)
           if (buffer < a.buffers.size())
             for (const Dim &d : a.buffers[buffer].shape)
               if (d.isSymbolic())
                 defined.insert(d.symbol);
+    }
     return true;
   }
 
@@ -696,9 +702,14 @@ private:
           return fail(arg, "refers to buffer " + std::to_string(list[j]) +
                                ", but there are " +
                                std::to_string(a.buffers.size()) + " buffers");
-        if (a.buffers[list[j]].kind != Buffer::Kind::Transient)
-          return fail(arg, "buffer " + std::to_string(list[j]) +
-                               " is not a transient buffer");
+        // A result may be a model output; a body argument is the body's.
+        Buffer::Kind kind = a.buffers[list[j]].kind;
+        if (kind != Buffer::Kind::Transient &&
+            (list == op.bodyArgs || kind != Buffer::Kind::Output))
+          return fail(arg, "buffer " + std::to_string(list[j]) + " is not a " +
+                               (list == op.bodyArgs ? "transient buffer"
+                                                    : "transient or output "
+                                                      "buffer"));
         if (!seen.insert(list[j]).second)
           return fail(arg, "buffer " + std::to_string(list[j]) +
                                " is named twice among the op's body "
@@ -942,10 +953,21 @@ private:
     if (depth + 1 > kMaxRegionDepth)
       return fail(what, "nests control flow deeper than " +
                             std::to_string(kMaxRegionDepth) + " levels");
+    // The iteration number is bound in the body on every iteration, so it
+    // must be a symbol of its own.
+    if (!op.iterationSymbol.empty()) {
+      if (op.kind != ControlOp::Kind::Loop)
+        return fail(what, "has an iteration symbol, which only a Loop has");
+      if (bound.has(op.iterationSymbol))
+        return fail(what, "iteration symbol " + quoted(op.iterationSymbol) +
+                              " is bound already " + where);
+    }
     for (uint32_t r : op.regions) {
       size_t mark = bound.mark();
       for (uint32_t arg : op.bodyArgs)
         bound.bindAll(a.buffers[arg].shape);
+      if (!op.iterationSymbol.empty())
+        bound.bind(op.iterationSymbol);
       if (!scope(regions, r, bound, depth + 1))
         return false;
       bound.restore(mark);

@@ -492,6 +492,10 @@ Status Session::runLoop(uint32_t index, SymbolBindings &bindings) {
     SymbolBindings scope = bindings;
     uint32_t iterationArg = op.bodyArgs[0], condArg = op.bodyArgs[1];
     const uint8_t running = 1; // the body runs only while cond holds
+    if (!op.iterationSymbol.empty()) // validate() made it unbound here
+      TESSEL_RETURN_IF_ERROR(scope.bindValue(
+          {format::Dim{-1, op.iterationSymbol}}, {i}, what,
+          "the iteration number"));
     TESSEL_RETURN_IF_ERROR(placeBuffer(iterationArg, scope));
     TESSEL_RETURN_IF_ERROR(
         device->copyToDevice(buffers[iterationArg].ptr, &i, sizeof(i)));

@@ -738,6 +738,41 @@ TEST_F(ControlFlowTest, LoopRunsItsTripCountAndStacksTheScanOutput) {
   expectLoopOutputs(0);
 }
 
+TEST_F(ControlFlowTest, LoopBindsItsIterationSymbolInTheBody) {
+  // The body writes [i] (host values of the iteration symbol) into a buffer
+  // it yields as a second scan output, straight into an output buffer.
+  format::Artifact model = test::loopModel();
+  model.controlOps[0].iterationSymbol = "loop_0.i";
+  uint32_t values = model.buffers.size();
+  model.buffers.push_back({format::Buffer::Kind::Transient,
+                           format::DType::I64, {Dim{1, ""}}});
+  uint32_t iters = model.buffers.size();
+  format::Shape stacked = {Dim{-1, "s2"}, Dim{1, ""}};
+  model.buffers.push_back(
+      {format::Buffer::Kind::Output, format::DType::I64, stacked});
+  model.outputs.push_back({"iters", format::DType::I64, stacked, iters});
+  model.hostValues.push_back({values, {Dim{-1, "loop_0.i"}}});
+  model.regions[1].steps.insert(model.regions[1].steps.begin(),
+                                {format::Step::Kind::HostValues, 0});
+  model.regions[1].yields.push_back({values, {Dim{1, ""}}});
+  model.controlOps[0].results.push_back(iters);
+  open(model);
+  for (int64_t trip : {3, 0, 2}) {
+    SCOPED_TRACE(std::to_string(trip) + " iterations");
+    runLoop(trip, true);
+    expectLoopOutputs(trip);
+    tessel_tensor_view_t view;
+    ASSERT_OK(tessel_session_get_output(session, "iters", &view));
+    ASSERT_EQ(view.rank, 2u);
+    EXPECT_EQ(view.dims[0], trip);
+    std::vector<int64_t> got(trip);
+    if (trip)
+      std::memcpy(got.data(), view.data, trip * sizeof(int64_t));
+    for (int64_t i = 0; i < trip; ++i)
+      EXPECT_EQ(got[i], i);
+  }
+}
+
 TEST_F(ControlFlowTest, LoopConditionFalseFromTheStartRunsNoIteration) {
   open(test::loopModel());
   runLoop(3, false);
