@@ -71,6 +71,17 @@ private:
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDispatch(Operation *op);
   LogicalResult lowerReturn(func::ReturnOp op);
+  LogicalResult lowerIf(IfOp op);
+  LogicalResult lowerLoop(LoopOp op);
+  /// Lowers the ops of `block` before its terminator at the builder's
+  /// insertion point; a `func.return` is lowered too.
+  LogicalResult lowerBlock(Block &block);
+  /// Lowers a branch or body: the ops of `from` into `to`, then a
+  /// `plan.yield` of what it yields. Afterwards forgets what it cached
+  /// inside `to` (extents, tensors of outer values), which the code after
+  /// the region cannot use.
+  LogicalResult lowerRegion(Block &from, Block &to);
+  void forgetValuesIn(Region &region);
   /// A kernel function computing `op` (its operands, then its results, as
   /// memrefs); returns its symbol.
   std::string createKernel(Operation *op);
@@ -206,7 +217,9 @@ std::optional<SmallVector<Value>> Partitioner::hostElements(Value v) {
 
 std::optional<SmallVector<Value>> Partitioner::inputElements(Value v) {
   Value input = values.lookupOrNull(v);
-  if (!isa_and_nonnull<BlockArgument>(input) || !isHostType(v.getType()) ||
+  auto arg = dyn_cast_or_null<BlockArgument>(input);
+  if (!arg || arg.getOwner() != &plan.getBody().front() ||
+      !isHostType(v.getType()) ||
       cast<RankedTensorType>(v.getType()).getRank() > 1)
     return std::nullopt;
   auto read = plan::InputValuesOp::create(
@@ -464,7 +477,9 @@ LogicalResult Partitioner::lowerReturn(func::ReturnOp op) {
     Value root = bufferRoot(planValue);
     // An output owns its buffer: an input, a weight or a buffer returned
     // already is copied by an identity kernel.
-    if (!root.getDefiningOp<plan::DispatchOp>() || returned.contains(root)) {
+    if (!isa_and_nonnull<plan::DispatchOp, plan::IfOp, plan::LoopOp>(
+            root.getDefiningOp()) ||
+        returned.contains(root)) {
       OpBuilder graphBuilder(op);
       auto copy = IdentityOp::create(graphBuilder, graph.getLoc(), v);
       LogicalResult ok = lowerDispatch(copy);
@@ -497,24 +512,173 @@ LogicalResult Partitioner::run(ModuleOp planModule) {
   for (auto [g, p] : llvm::zip(graph.getArguments(), entry->getArguments()))
     values.map(g, p);
   builder.setInsertionPointToStart(entry);
+  return lowerBlock(graph.getBody().front());
+}
 
-  for (Operation &op : graph.getBody().front()) {
+LogicalResult Partitioner::lowerBlock(Block &block) {
+  for (Operation &op : block) {
+    LogicalResult ok = success();
     if (auto c = dyn_cast<ConstantOp>(op)) {
       auto weight =
           plan::WeightOp::create(builder, c.getLoc(), c.getType(), c.getValue());
       values.map(c.getResult(), weight.getResult());
-    } else if (evaluateOnHost(&op)) {
-      continue;
+    } else if (isa<YieldOp>(op) || evaluateOnHost(&op)) {
+      continue; // a yield is lowered by its region
     } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-      if (failed(lowerReshape(r)))
-        return failure();
+      ok = lowerReshape(r);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      if (failed(lowerReturn(ret)))
-        return failure();
-    } else if (failed(lowerDispatch(&op))) {
-      return failure();
+      ok = lowerReturn(ret);
+    } else if (auto i = dyn_cast<IfOp>(op)) {
+      ok = lowerIf(i);
+    } else if (auto l = dyn_cast<LoopOp>(op)) {
+      ok = lowerLoop(l);
+    } else {
+      ok = lowerDispatch(&op);
     }
+    if (failed(ok))
+      return failure();
   }
+  return success();
+}
+
+/// Whether `v` is defined inside `region` (or a region nested in it).
+static bool definedIn(Value v, Region &region) {
+  return region.isAncestor(v.getParentRegion());
+}
+
+void Partitioner::forgetValuesIn(Region &region) {
+  SmallVector<Value> stale;
+  for (auto [graphValue, planValue] : values.getValueMap())
+    if (definedIn(planValue, region))
+      stale.push_back(graphValue);
+  for (Value v : stale)
+    values.erase(v);
+  stale.clear();
+  auto anyIn = [&](ArrayRef<Value> vs) {
+    return llvm::any_of(vs, [&](Value v) { return definedIn(v, region); });
+  };
+  for (auto &[tensor, extents] : dims)
+    if (definedIn(tensor, region) || anyIn(extents))
+      stale.push_back(tensor);
+  for (Value v : stale)
+    dims.erase(v);
+  stale.clear();
+  for (auto &[graphValue, elements] : hostValues)
+    if (anyIn(elements))
+      stale.push_back(graphValue);
+  for (Value v : stale)
+    hostValues.erase(v);
+}
+
+LogicalResult Partitioner::lowerRegion(Block &from, Block &to) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&to);
+  if (failed(lowerBlock(from)))
+    return failure();
+  SmallVector<Value> yielded;
+  for (Value v : cast<YieldOp>(from.getTerminator()).getValues()) {
+    FailureOr<Value> planValue = this->planValue(v, from.getTerminator());
+    if (failed(planValue))
+      return failure();
+    yielded.push_back(*planValue);
+  }
+  plan::YieldOp::create(builder, from.getTerminator()->getLoc(), yielded);
+  forgetValuesIn(*to.getParent());
+  return success();
+}
+
+/// The extents of the results of a control op: static dims as constants,
+/// dynamic ones from `resultDims`, in order.
+static void mapResultDims(OpBuilder &builder, ValueRange results,
+                          ValueRange resultDims,
+                          DenseMap<Value, SmallVector<Value>> &dims) {
+  for (Value r : results) {
+    auto type = cast<RankedTensorType>(r.getType());
+    SmallVector<Value> extents;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.isDynamicDim(d)) {
+        extents.push_back(resultDims.front());
+        resultDims = resultDims.drop_front();
+      } else {
+        extents.push_back(arith::ConstantIndexOp::create(
+            builder, r.getLoc(), type.getDimSize(d)));
+      }
+    }
+    dims[r] = std::move(extents);
+  }
+}
+
+/// One index type per dynamic dim of `types`.
+static SmallVector<Type> dimTypes(MLIRContext *context, TypeRange types) {
+  int64_t count = 0;
+  for (Type t : types)
+    count += cast<RankedTensorType>(t).getNumDynamicDims();
+  return SmallVector<Type>(count, IndexType::get(context));
+}
+
+LogicalResult Partitioner::lowerIf(IfOp op) {
+  FailureOr<Value> cond = planValue(op.getCond(), op);
+  if (failed(cond))
+    return failure();
+  auto planIf = plan::IfOp::create(
+      builder, op.getLoc(), op.getResultTypes(),
+      dimTypes(op.getContext(), op.getResultTypes()), *cond);
+  for (auto [from, to] : {std::pair{&op.getThenRegion(), &planIf.getThenRegion()},
+                          {&op.getElseRegion(), &planIf.getElseRegion()}}) {
+    to->push_back(new Block);
+    if (failed(lowerRegion(from->front(), to->front())))
+      return failure();
+  }
+  for (auto [g, p] : llvm::zip(op.getResults(), planIf.getResults()))
+    values.map(g, p);
+  mapResultDims(builder, planIf.getResults(), planIf.getResultDims(), dims);
+  return success();
+}
+
+LogicalResult Partitioner::lowerLoop(LoopOp op) {
+  Value trip, cond;
+  SmallVector<Value> inits;
+  for (Value v : op.getOperands()) {
+    FailureOr<Value> planValue = this->planValue(v, op);
+    if (failed(planValue))
+      return failure();
+    if (v == op.getTripCount())
+      trip = *planValue;
+    else if (v == op.getCond())
+      cond = *planValue;
+    else
+      inits.push_back(*planValue);
+  }
+  auto planLoop = plan::LoopOp::create(
+      builder, op.getLoc(), op.getResultTypes(),
+      dimTypes(op.getContext(), op.getResultTypes()), trip, cond, inits);
+  // The body: iteration, condition and carried tensors as in the graph,
+  // then an index per dynamic dim of the carried tensors.
+  Block &graphBody = op.getBody().front();
+  Block *body = new Block;
+  planLoop.getBody().push_back(body);
+  for (BlockArgument arg : graphBody.getArguments())
+    values.map(arg, body->addArgument(arg.getType(), arg.getLoc()));
+  // The iteration number is a host value: shape ops on it (a Slice at i)
+  // run on the host, and a kernel that reads it gets `plan.host_values`.
+  values.erase(graphBody.getArgument(0));
+  hostValues[graphBody.getArgument(0)] = {
+      body->addArgument(builder.getIndexType(), op.getLoc())};
+  for (BlockArgument arg : graphBody.getArguments().drop_front(2))
+    for (int64_t d = 0; d < cast<RankedTensorType>(arg.getType()).getRank(); ++d)
+      if (cast<RankedTensorType>(arg.getType()).isDynamicDim(d))
+        body->addArgument(builder.getIndexType(), arg.getLoc());
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(body);
+    mapResultDims(builder, body->getArguments().slice(2, inits.size()),
+                  planLoop.getCarriedDims(), dims);
+  }
+  if (failed(lowerRegion(graphBody, *body)))
+    return failure();
+  for (auto [g, p] : llvm::zip(op.getResults(), planLoop.getResults()))
+    values.map(g, p);
+  mapResultDims(builder, planLoop.getResults(), planLoop.getResultDims(), dims);
   return success();
 }
 

@@ -50,6 +50,20 @@ private:
   };
 
   LogicalResult addInputs();
+  /// Serializes the ops of `block` as the steps of region `region`.
+  LogicalResult addBlock(Block &block, uint32_t region);
+  LogicalResult addOp(Operation &op);
+  LogicalResult addIf(plan::IfOp op);
+  LogicalResult addLoop(plan::LoopOp op);
+  /// A new region whose steps are `block`'s ops and whose yields are the
+  /// tensors its `plan.yield` yields; returns its index.
+  FailureOr<uint32_t> addRegion(Block &block);
+  /// Buffers receiving the results of a control op: a symbol per dynamic
+  /// dim, named after the op, which `resultDims` (in order) stand for.
+  std::vector<uint32_t> addResults(ValueRange results, ValueRange resultDims,
+                                   const std::string &base);
+  /// Appends a step of `kind` for entry `index` to the current region.
+  void addStep(format::Step::Kind kind, size_t index);
   LogicalResult addWeight(plan::WeightOp op);
   LogicalResult addDispatch(plan::DispatchOp op);
   LogicalResult addOutputs(func::ReturnOp op);
@@ -79,6 +93,8 @@ private:
   DenseMap<Value, Dim> dims;
   DenseMap<Operation *, uint32_t> kernelOf; ///< kernel func -> its index
   std::set<std::string> usedSymbols;
+  uint32_t currentRegion = 0; ///< where steps go
+
 };
 
 } // namespace
@@ -190,6 +206,7 @@ LogicalResult PlanSerializer::addHostValues(plan::HostValuesOp op) {
     shape.push_back(Dim{d, ""});
   h.buffer = addBuffer(Buffer::Kind::Transient, op.getType(), shape);
   views[op.getResult()] = View{h.buffer, shape};
+  addStep(format::Step::Kind::HostValues, artifact.hostValues.size());
   artifact.hostValues.push_back(std::move(h));
   return success();
 }
@@ -311,6 +328,7 @@ LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
     launch.args.push_back({id, *shape});
   }
   launch.workSize = views[op.getResults().front()].shape;
+  addStep(format::Step::Kind::Launch, artifact.plan.size());
   artifact.plan.push_back(std::move(launch));
   return success();
 }
@@ -333,6 +351,7 @@ FailureOr<ShapeInstr *> PlanSerializer::addShapeOp(Operation *op,
     dims[r] = d;
     s.results.push_back(d);
   }
+  addStep(format::Step::Kind::Shape, artifact.shapeProgram.size());
   artifact.shapeProgram.push_back(std::move(s));
   return &artifact.shapeProgram.back();
 }
@@ -402,53 +421,200 @@ LogicalResult PlanSerializer::addOutputs(func::ReturnOp op) {
   return success();
 }
 
+void PlanSerializer::addStep(format::Step::Kind kind, size_t index) {
+  artifact.regions[currentRegion].steps.push_back(
+      {kind, static_cast<uint32_t>(index)});
+}
+
+LogicalResult PlanSerializer::addOp(Operation &op) {
+  if (isa<arith::ConstantOp, plan::DimOp, plan::YieldOp>(op))
+    return success(); // extents folded into shapes; yields: addRegion
+  if (auto w = dyn_cast<plan::WeightOp>(op))
+    return addWeight(w);
+  if (auto d = dyn_cast<plan::DispatchOp>(op))
+    return addDispatch(d);
+  if (auto v = dyn_cast<plan::ViewOp>(op))
+    return addView(v);
+  if (auto h = dyn_cast<plan::HostValuesOp>(op))
+    return addHostValues(h);
+  if (auto i = dyn_cast<plan::IfOp>(op))
+    return addIf(i);
+  if (auto l = dyn_cast<plan::LoopOp>(op))
+    return addLoop(l);
+  if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
+    FailureOr<ShapeInstr *> s =
+        addShapeOp(read, ShapeInstr::Kind::InputValues, {});
+    if (succeeded(s))
+      (*s)->input = cast<BlockArgument>(read.getInput()).getArgNumber();
+    return success(succeeded(s));
+  }
+  if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
+    SmallVector<Value> operands(reshape.getSource());
+    llvm::append_range(operands, reshape.getValues());
+    FailureOr<ShapeInstr *> s =
+        addShapeOp(reshape, ShapeInstr::Kind::Reshape, operands);
+    if (succeeded(s))
+      (*s)->allowZero = reshape.getAllowzero();
+    return success(succeeded(s));
+  }
+  if (auto check = dyn_cast<plan::AssertEqOp>(op)) {
+    FailureOr<ShapeInstr *> s = addShapeOp(check, ShapeInstr::Kind::CheckEq,
+                                           {check.getLhs(), check.getRhs()});
+    if (succeeded(s))
+      (*s)->message = check.getMessage().str();
+    return success(succeeded(s));
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return addOutputs(ret);
+  if (op.getDialect() && op.getDialect()->getNamespace() == "arith")
+    return addArith(&op);
+  return unsupported(&op);
+}
+
+LogicalResult PlanSerializer::addBlock(Block &block, uint32_t region) {
+  uint32_t enclosing = currentRegion;
+  currentRegion = region;
+  for (Operation &op : block)
+    if (failed(addOp(op)))
+      return failure();
+  currentRegion = enclosing;
+  return success();
+}
+
+FailureOr<uint32_t> PlanSerializer::addRegion(Block &block) {
+  uint32_t region = artifact.regions.size();
+  artifact.regions.emplace_back();
+  if (failed(addBlock(block, region)))
+    return failure();
+  for (Value v : cast<plan::YieldOp>(block.getTerminator()).getValues()) {
+    auto view = views.find(v);
+    if (view == views.end())
+      return block.getTerminator()->emitError(
+          "internal compiler error: a yielded tensor has no buffer");
+    artifact.regions[region].yields.push_back(
+        {view->second.buffer, view->second.shape});
+  }
+  return region;
+}
+
+std::vector<uint32_t> PlanSerializer::addResults(ValueRange results,
+                                                 ValueRange resultDims,
+                                                 const std::string &base) {
+  std::vector<uint32_t> buffers;
+  for (Value r : results) {
+    auto type = cast<RankedTensorType>(r.getType());
+    Shape shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        shape.push_back(Dim{type.getDimSize(d), ""});
+        continue;
+      }
+      Dim dim{-1, freshSymbol(base + ".r" +
+                              std::to_string(cast<OpResult>(r).getResultNumber()) +
+                              ".d" + std::to_string(d))};
+      dims[resultDims.front()] = dim;
+      resultDims = resultDims.drop_front();
+      shape.push_back(dim);
+    }
+    buffers.push_back(addBuffer(Buffer::Kind::Transient, type, shape));
+    views[r] = View{buffers.back(), shape};
+  }
+  return buffers;
+}
+
+/// The name a control op's symbols start with: its ONNX node, else "cf".
+static std::string symbolBase(const format::ControlOp &c) {
+  return c.onnxNode.empty() ? std::string("cf") : c.onnxNode;
+}
+
+LogicalResult PlanSerializer::addIf(plan::IfOp op) {
+  format::ControlOp c;
+  c.kind = format::ControlOp::Kind::If;
+  onnxNodeOf(op.getLoc(), c.onnxNode, c.onnxOp);
+  FailureOr<Shape> condShape = shapeOf(op.getCond(), op);
+  if (failed(condShape))
+    return failure();
+  c.operands.push_back({views[op.getCond()].buffer, *condShape});
+  size_t index = artifact.controlOps.size();
+  addStep(format::Step::Kind::Control, index);
+  artifact.controlOps.emplace_back();
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
+    FailureOr<uint32_t> r = addRegion(region->front());
+    if (failed(r))
+      return failure();
+    c.regions.push_back(*r);
+  }
+  c.results = addResults(op.getResults(), op.getResultDims(), symbolBase(c));
+  artifact.controlOps[index] = std::move(c);
+  return success();
+}
+
+LogicalResult PlanSerializer::addLoop(plan::LoopOp op) {
+  format::ControlOp c;
+  c.kind = format::ControlOp::Kind::Loop;
+  onnxNodeOf(op.getLoc(), c.onnxNode, c.onnxOp);
+  std::string base = symbolBase(c);
+  for (Value v : {op.getTripCount(), op.getCond()}) {
+    if (!v) {
+      c.operands.push_back({format::kNoBuffer, {}});
+      continue;
+    }
+    FailureOr<Shape> shape = shapeOf(v, op);
+    if (failed(shape))
+      return failure();
+    c.operands.push_back({views[v].buffer, *shape});
+  }
+  for (Value v : op.getInits()) {
+    FailureOr<Shape> shape = shapeOf(v, op);
+    if (failed(shape))
+      return failure();
+    c.operands.push_back({views[v].buffer, *shape});
+  }
+  // The body's arguments: buffers the runtime fills before each iteration;
+  // a carried tensor's dynamic dims are symbols bound to its extents.
+  Block &body = op.getBody().front();
+  ValueRange carriedDims = op.getCarriedDims();
+  for (BlockArgument arg : body.getArguments().take_front(2 + op.getInits().size())) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    Shape shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        shape.push_back(Dim{type.getDimSize(d), ""});
+        continue;
+      }
+      Dim dim{-1, freshSymbol(base + ".a" + std::to_string(arg.getArgNumber()) +
+                              ".d" + std::to_string(d))};
+      dims[carriedDims.front()] = dim;
+      carriedDims = carriedDims.drop_front();
+      shape.push_back(dim);
+    }
+    c.bodyArgs.push_back(addBuffer(Buffer::Kind::Transient, type, shape));
+    views[arg] = View{c.bodyArgs.back(), shape};
+  }
+  c.iterationSymbol = freshSymbol(base + ".i");
+  dims[op.getIterationIndex()] = Dim{-1, c.iterationSymbol};
+  size_t index = artifact.controlOps.size();
+  addStep(format::Step::Kind::Control, index);
+  artifact.controlOps.emplace_back();
+  FailureOr<uint32_t> r = addRegion(body);
+  if (failed(r))
+    return failure();
+  c.regions.push_back(*r);
+  c.results = addResults(op.getResults(), op.getResultDims(), base);
+  artifact.controlOps[index] = std::move(c);
+  return success();
+}
+
 LogicalResult PlanSerializer::run() {
   if (failed(addInputs()))
     return failure();
-  for (Operation &op : plan.getBody().front()) {
-    LogicalResult ok = success();
-    if (isa<arith::ConstantOp, plan::DimOp>(op))
-      continue; // extents folded into the shapes that use them
-    if (auto w = dyn_cast<plan::WeightOp>(op)) {
-      ok = addWeight(w);
-    } else if (auto d = dyn_cast<plan::DispatchOp>(op)) {
-      ok = addDispatch(d);
-    } else if (auto v = dyn_cast<plan::ViewOp>(op)) {
-      ok = addView(v);
-    } else if (auto h = dyn_cast<plan::HostValuesOp>(op)) {
-      ok = addHostValues(h);
-    } else if (auto read = dyn_cast<plan::InputValuesOp>(op)) {
-      FailureOr<ShapeInstr *> s =
-          addShapeOp(read, ShapeInstr::Kind::InputValues, {});
-      if (succeeded(s))
-        (*s)->input = cast<BlockArgument>(read.getInput()).getArgNumber();
-      ok = success(succeeded(s));
-    } else if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
-      SmallVector<Value> operands(reshape.getSource());
-      llvm::append_range(operands, reshape.getValues());
-      FailureOr<ShapeInstr *> s =
-          addShapeOp(reshape, ShapeInstr::Kind::Reshape, operands);
-      if (succeeded(s))
-        (*s)->allowZero = reshape.getAllowzero();
-      ok = success(succeeded(s));
-    } else if (auto check = dyn_cast<plan::AssertEqOp>(op)) {
-      FailureOr<ShapeInstr *> s =
-          addShapeOp(check, ShapeInstr::Kind::CheckEq,
-                     {check.getLhs(), check.getRhs()});
-      if (succeeded(s))
-        (*s)->message = check.getMessage().str();
-      ok = success(succeeded(s));
-    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      ok = addOutputs(ret);
-    } else if (op.getDialect() &&
-               op.getDialect()->getNamespace() == "arith") {
-      ok = addArith(&op);
-    } else {
-      ok = unsupported(&op);
-    }
-    if (failed(ok))
-      return failure();
-  }
+  artifact.regions.emplace_back(); // the top level
+  if (failed(addBlock(plan.getBody().front(), 0)))
+    return failure();
+  // Without control flow, the implicit order (shape program, host values,
+  // launches) is equivalent, and older runtimes read the artifact.
+  if (artifact.controlOps.empty())
+    artifact.regions.clear();
   return success();
 }
 
@@ -466,6 +632,8 @@ LogicalResult tessel::expandStages(ModuleOp kernels,
 
   std::vector<format::Kernel> stageKernels;
   std::vector<format::Launch> plan;
+  /// The launches each launch of the plan becomes.
+  std::vector<std::vector<uint32_t>> stageLaunches(artifact.plan.size());
   for (const format::Launch &launch : artifact.plan) {
     const format::Kernel &kernel = artifact.kernels[launch.kernel];
     auto &stages = stagesOf[kernel.symbol];
@@ -511,10 +679,25 @@ LogicalResult tessel::expandStages(ModuleOp kernels,
       }
       stageKernels.push_back(
           {stage.getSymName().str(), kernel.onnxNode, kernel.onnxOp});
+      stageLaunches[&launch - artifact.plan.data()].push_back(plan.size());
       plan.push_back(std::move(l));
     }
   }
   artifact.kernels = std::move(stageKernels);
   artifact.plan = std::move(plan);
+  // A launch step becomes the launches of its stages (none for a kernel
+  // with nothing to do).
+  for (format::Region &region : artifact.regions) {
+    std::vector<format::Step> steps;
+    for (const format::Step &step : region.steps) {
+      if (step.kind != format::Step::Kind::Launch) {
+        steps.push_back(step);
+        continue;
+      }
+      for (uint32_t l : stageLaunches[step.index])
+        steps.push_back({format::Step::Kind::Launch, l});
+    }
+    region.steps = std::move(steps);
+  }
   return success();
 }

@@ -63,6 +63,10 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
                  d);
   if (auto view = dyn_cast_or_null<ViewOp>(def))
     return view.getDims()[type.getDynamicDimIndex(d)];
+  if (auto op = dyn_cast_or_null<IfOp>(def))
+    return dimOf(op.getResults(), op.getResultDims(), getSource(), d);
+  if (auto op = dyn_cast_or_null<LoopOp>(def))
+    return dimOf(op.getResults(), op.getResultDims(), getSource(), d);
   return {};
 }
 
@@ -333,4 +337,74 @@ void ReshapeDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 void AssertEqOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                              MLIRContext *context) {
   patterns.add<EraseTrivialAssertEq>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// IfOp, LoopOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `dims` holds one index per dynamic dim of `results`.
+static LogicalResult verifyResultDims(Operation *op, ValueRange results,
+                                      ValueRange dims) {
+  int64_t expected = dynamicDimCount(results.getTypes());
+  if (static_cast<int64_t>(dims.size()) != expected)
+    return op->emitOpError("has ") << dims.size() << " result dims for "
+                                   << expected << " dynamic dims of its results";
+  return success();
+}
+
+/// Checks that the terminator of `region` yields `count` tensors whose
+/// element types and ranks match `types` from index `first` on.
+static LogicalResult verifyYield(Operation *op, Region &region,
+                                 TypeRange types, StringRef what) {
+  auto yield = cast<YieldOp>(region.front().getTerminator());
+  if (yield.getValues().size() != types.size())
+    return op->emitOpError() << what << " yields " << yield.getValues().size()
+                             << " tensors for " << types.size();
+  for (auto [i, v, t] : llvm::enumerate(yield.getValues(), types)) {
+    auto a = cast<RankedTensorType>(v.getType()), b = cast<RankedTensorType>(t);
+    if (a.getElementType() != b.getElementType() || a.getRank() != b.getRank())
+      return op->emitOpError() << what << " yields " << a << " for " << b
+                               << " (value " << i << ")";
+  }
+  return success();
+}
+
+LogicalResult IfOp::verify() {
+  if (failed(verifyResultDims(*this, getResults(), getResultDims())))
+    return failure();
+  SmallVector<Type> types(getResults().getTypes());
+  if (failed(verifyYield(*this, getThenRegion(), types, "the then branch")) ||
+      failed(verifyYield(*this, getElseRegion(), types, "the else branch")))
+    return failure();
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (failed(verifyResultDims(*this, getResults(), getResultDims())))
+    return failure();
+  Block &body = getBody().front();
+  unsigned carried = getInits().size();
+  if (body.getNumArguments() < 3 + carried)
+    return emitOpError("the body has too few arguments");
+  int64_t carriedDims = dynamicDimCount(ValueRange(getCarriedArgs()).getTypes());
+  if (body.getNumArguments() != 3 + carried + carriedDims ||
+      !getIterationIndex().getType().isIndex())
+    return emitOpError("the body has ")
+           << body.getNumArguments() << " arguments; it needs 2 + " << carried
+           << " carried tensors + the iteration index + " << carriedDims
+           << " dims";
+  if (getResults().size() < carried)
+    return emitOpError("has fewer results than carried tensors");
+  SmallVector<Type> yielded{body.getArgument(1).getType()};
+  for (BlockArgument arg : getCarriedArgs())
+    yielded.push_back(arg.getType());
+  for (Value scan : getResults().drop_front(carried)) {
+    auto t = cast<RankedTensorType>(scan.getType());
+    if (t.getRank() == 0)
+      return emitOpError("a scan result has rank 0");
+    yielded.push_back(
+        RankedTensorType::get(t.getShape().drop_front(), t.getElementType()));
+  }
+  return verifyYield(*this, getBody(), yielded, "the body");
 }

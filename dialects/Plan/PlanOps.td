@@ -16,6 +16,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 def Plan_Dialect : Dialect {
   let name = "plan";
@@ -201,6 +202,102 @@ def Plan_AssertEqOp : Plan_Op<"assert_eq"> {
   let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
   let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
   let hasCanonicalizer = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Plan_YieldOp : Plan_Op<"yield", [Pure, Terminator, ReturnLike,
+                                     ParentOneOf<["IfOp", "LoopOp"]>]> {
+  let summary = "The tensors a branch or loop body gives its op";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, mlir::ValueRange());
+  }]>];
+}
+
+def Plan_IfOp : Plan_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,
+                               AttrSizedResultSegments,
+                               SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Runs one of two plans, chosen by a device tensor";
+  let description = [{
+    The runtime reads `cond` (one bool) back from the device and runs one
+    branch; each branch is a plan whose ops may use any value defined
+    before the `plan.if`. The results receive the yielded tensors;
+    `result_dims` are the dynamic dims of the results, in order, bound to
+    the extents the branch taken yields.
+
+    ```mlir
+    %r, %n = plan.if %c : tensor<i1> -> tensor<?xf32> dims(index) {
+      plan.yield %a : tensor<?xf32>
+    } else {
+      plan.yield %b : tensor<?xf32>
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$cond);
+  let results = (outs Variadic<AnyRankedTensor>:$results,
+                      Variadic<Index>:$result_dims);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $cond `:` type($cond) (`->` type($results)^)?
+    (`dims` `(` type($result_dims)^ `)`)? $thenRegion `else` $elseRegion
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Plan_LoopOp : Plan_Op<"loop", [RecursiveMemoryEffects,
+                                   AttrSizedOperandSegments,
+                                   AttrSizedResultSegments,
+                                   SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Runs a plan while a count and a device condition allow";
+  let description = [{
+    ONNX Loop: the body runs while (no `trip_count` or i < trip_count) and
+    (no `cond` or cond), both read back from the device. The body's
+    arguments are the iteration number (tensor<i64>), the condition
+    (tensor<i1>), the carried tensors, the iteration number again as an
+    index (so that host shape ops can use it: a Slice at i), then one index
+    per dynamic dim of the carried tensors (bound each iteration to the
+    values' extents). It
+    yields the condition, the next carried tensors and the scan tensors.
+    The results are the final carried tensors and the scan tensors of every
+    iteration stacked on a new leading axis; `result_dims` are their
+    dynamic dims, in order.
+  }];
+  let arguments = (ins Optional<AnyRankedTensor>:$trip_count,
+                   Optional<AnyRankedTensor>:$cond,
+                   Variadic<AnyRankedTensor>:$inits);
+  let results = (outs Variadic<AnyRankedTensor>:$results,
+                      Variadic<Index>:$result_dims);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`trip` `(` $trip_count^ `:` type($trip_count) `)`)?
+    (`cond` `(` $cond^ `:` type($cond) `)`)?
+    (`carried` `(` $inits^ `:` type($inits) `)`)?
+    (`->` type($results)^)? (`dims` `(` type($result_dims)^ `)`)? $body
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The carried tensors of the body (after the iteration and condition).
+    mlir::Block::BlockArgListType getCarriedArgs() {
+      return getBody().front().getArguments().slice(2, getInits().size());
+    }
+    /// The iteration number as an index.
+    mlir::BlockArgument getIterationIndex() {
+      return getBody().front().getArgument(2 + getInits().size());
+    }
+    /// The index arguments of the body: the carried tensors' dynamic dims.
+    mlir::Block::BlockArgListType getCarriedDims() {
+      return getBody().front().getArguments().drop_front(
+          3 + getInits().size());
+    }
+  }];
 }
 
 #endif // TESSEL_PLAN_OPS

@@ -87,3 +87,38 @@ func.func @host_values_count(%a: index) -> tensor<2xi64> {
   %t = plan.host_values %a : tensor<2xi64>
   return %t : tensor<2xi64>
 }
+
+// -----
+
+func.func @if_missing_dims(%c: tensor<i1>, %a: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'plan.if' op has 0 result dims for 1 dynamic dims of its results}}
+  %r = plan.if %c : tensor<i1> -> tensor<?xf32> {
+    plan.yield %a : tensor<?xf32>
+  } else {
+    plan.yield %a : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @if_yield_rank(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<1x2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'plan.if' op the else branch yields 'tensor<1x2xf32>' for 'tensor<2xf32>' (value 0)}}
+  %r = plan.if %c : tensor<i1> -> tensor<2xf32> {
+    plan.yield %a : tensor<2xf32>
+  } else {
+    plan.yield %b : tensor<1x2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @loop_body_dims(%n: tensor<i64>, %a: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'plan.loop' op the body has 4 arguments; it needs 2 + 1 carried tensors + the iteration index + 1 dims}}
+  %y, %d = plan.loop trip(%n : tensor<i64>) carried(%a : tensor<?xf32>) -> tensor<?xf32> dims(index) {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %yi: tensor<?xf32>, %ii: index):
+    plan.yield %c, %yi : tensor<i1>, tensor<?xf32>
+  }
+  return %y : tensor<?xf32>
+}

@@ -61,3 +61,29 @@ func.func @host_values(%x: tensor<?x4xf32>) -> tensor<2xi64> {
   %y = plan.dispatch @k0(%t) : (tensor<2xi64>) -> tensor<2xi64>
   return %y : tensor<2xi64>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @if_and_loop
+// CHECK:         %[[R:.+]], %[[RD:.+]] = plan.if %{{.+}} : tensor<i1> -> tensor<?xf32> dims(index) {
+// CHECK-NEXT:      plan.yield %{{.+}} : tensor<2xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      plan.yield %{{.+}} : tensor<?xf32>
+// CHECK-NEXT:    }
+// CHECK:         %{{.+}}:2, %{{.+}}:3 = plan.loop trip(%{{.+}} : tensor<i64>) carried(%[[R]] : tensor<?xf32>) -> tensor<?xf32>, tensor<?x?xf32> dims(index, index, index) {
+// CHECK-NEXT:    ^bb0(%{{.+}}: tensor<i64>, %[[C:.+]]: tensor<i1>, %[[Y:.+]]: tensor<?xf32>, %{{.+}}: index, %{{.+}}: index):
+// CHECK-NEXT:      plan.yield %[[C]], %[[Y]], %[[Y]] : tensor<i1>, tensor<?xf32>, tensor<?xf32>
+func.func @if_and_loop(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<?xf32>,
+                       %n: tensor<i64>) -> tensor<?x?xf32> {
+  %r, %rd = plan.if %c : tensor<i1> -> tensor<?xf32> dims(index) {
+    plan.yield %a : tensor<2xf32>
+  } else {
+    plan.yield %b : tensor<?xf32>
+  }
+  %res:2, %dims:3 = plan.loop trip(%n : tensor<i64>) carried(%r : tensor<?xf32>)
+      -> tensor<?xf32>, tensor<?x?xf32> dims(index, index, index) {
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<?xf32>, %ii: index, %d: index):
+    plan.yield %ci, %yi, %yi : tensor<i1>, tensor<?xf32>, tensor<?xf32>
+  }
+  return %res#1 : tensor<?x?xf32>
+}
