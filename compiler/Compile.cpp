@@ -74,6 +74,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createCanonicalizerPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
+  graphPasses.addPass(createFormDispatchRegionsPass());
   graphPasses.addPass(createCSEPass());
   if (failed(graphPasses.run(*module)))
     return failure();

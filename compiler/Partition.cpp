@@ -33,6 +33,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -54,8 +55,11 @@ private:
   /// unless it is known to hold; an assumption known to fail is an error.
   LogicalResult require(const ShapeAssumption &assumption, Operation *op);
   /// The extents of every result of graph op `op` from its shape contract,
-  /// after the checks of its assumptions.
-  FailureOr<SmallVector<SmallVector<Value>>> resultDims(Operation *op);
+  /// after the checks of its assumptions. `inner` gives the extents of
+  /// values that have no plan tensor (those inside a dispatch region).
+  FailureOr<SmallVector<SmallVector<Value>>>
+  resultDims(Operation *op,
+             const DenseMap<Value, SmallVector<Value>> *inner = nullptr);
   /// The plan tensor of graph value `v` for `user`: a host value becomes a
   /// `plan.host_values` tensor the runtime fills (a weight when constant).
   FailureOr<Value> planValue(Value v, Operation *user);
@@ -70,6 +74,8 @@ private:
   bool evaluateOnHost(Operation *op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDispatch(Operation *op);
+  /// One dispatch for all the ops of `region`.
+  LogicalResult lowerDispatchRegion(DispatchRegionOp region);
   LogicalResult lowerReturn(func::ReturnOp op);
   LogicalResult lowerIf(IfOp op);
   LogicalResult lowerLoop(LoopOp op);
@@ -83,7 +89,8 @@ private:
   LogicalResult lowerRegion(Block &from, Block &to);
   void forgetValuesIn(Region &region);
   /// A kernel function computing `op` (its operands, then its results, as
-  /// memrefs); returns its symbol.
+  /// memrefs), or the ops of a dispatch region (the values it reads from
+  /// outside, then what it yields); returns its symbol.
   std::string createKernel(Operation *op);
 
   func::FuncOp graph;
@@ -139,7 +146,8 @@ LogicalResult Partitioner::require(const ShapeAssumption &assumption,
 }
 
 FailureOr<SmallVector<SmallVector<Value>>>
-Partitioner::resultDims(Operation *op) {
+Partitioner::resultDims(Operation *op,
+                        const DenseMap<Value, SmallVector<Value>> *inner) {
   auto contract = dyn_cast<ShapeContract>(op);
   if (!contract)
     return op->emitError() << describeLoc(op->getLoc()) << ": op '"
@@ -150,6 +158,11 @@ Partitioner::resultDims(Operation *op) {
   SmallVector<std::optional<SmallVector<Value>>> elements;
   for (OpOperand &use : op->getOpOperands()) {
     Value v = use.get();
+    if (inner && inner->count(v)) {
+      elements.push_back(std::nullopt);
+      operands.push_back(inner->lookup(v));
+      continue;
+    }
     elements.push_back(hostElements(v));
     if (!elements.back() && contract.isShapeOperand(use.getOperandNumber()))
       elements.back() = inputElements(v);
@@ -391,17 +404,42 @@ static bool inlinedIntoKernel(OpOperand &operand) {
          operand.get().getDefiningOp<ConstantOp>();
 }
 
+/// The values the ops of `region` read from outside it, in order of first
+/// use: the arguments of its kernel.
+static SmallVector<Value> capturedValues(DispatchRegionOp region) {
+  llvm::SetVector<Value> captured;
+  for (Operation &op : region.getBody().front().without_terminator())
+    for (Value v : op.getOperands())
+      if (v.getParentRegion() != &region.getBody())
+        captured.insert(v);
+  return captured.takeVector();
+}
+
 std::string Partitioner::createKernel(Operation *op) {
   std::string symbol = "tessel_k" + std::to_string(nextKernel++);
+  auto region = dyn_cast<DispatchRegionOp>(op);
+  // What the kernel reads, the ops it runs, and the values it writes.
+  SmallVector<Value> passed, inlined;
+  SmallVector<Operation *> ops;
+  SmallVector<Value> written;
+  if (region) {
+    passed = capturedValues(region);
+    for (Operation &inner : region.getBody().front().without_terminator())
+      ops.push_back(&inner);
+    llvm::append_range(
+        written,
+        cast<YieldOp>(region.getBody().front().getTerminator()).getValues());
+  } else {
+    for (OpOperand &operand : op->getOpOperands())
+      (inlinedIntoKernel(operand) ? inlined : passed).push_back(operand.get());
+    ops.push_back(op);
+    llvm::append_range(written, op->getResults());
+  }
   SmallVector<Type> argTypes;
-  SmallVector<Value> passed;
-  for (OpOperand &operand : op->getOpOperands())
-    if (!inlinedIntoKernel(operand)) {
-      argTypes.push_back(memrefOf(operand.get().getType()));
-      passed.push_back(operand.get());
-    }
-  for (Type t : op->getResultTypes())
-    argTypes.push_back(memrefOf(t));
+  for (Value v : passed)
+    argTypes.push_back(memrefOf(v.getType()));
+  for (Value v : written)
+    argTypes.push_back(memrefOf(v.getType()));
   OpBuilder kb(op->getContext());
   kb.setInsertionPointToEnd(kernels.getBody());
   auto func = func::FuncOp::create(kb, op->getLoc(), symbol,
@@ -409,26 +447,61 @@ std::string Partitioner::createKernel(Operation *op) {
   Block *body = func.addEntryBlock();
   kb.setInsertionPointToStart(body);
   IRMapping map;
-  for (OpOperand &operand : op->getOpOperands())
-    if (inlinedIntoKernel(operand))
-      map.map(operand.get(),
-              kb.clone(*operand.get().getDefiningOp())->getResult(0));
+  for (Value v : inlined)
+    map.map(v, kb.clone(*v.getDefiningOp())->getResult(0));
   for (auto [i, v] : llvm::enumerate(passed))
     map.map(v, bufferization::ToTensorOp::create(kb, op->getLoc(),
                                                  v.getType(),
                                                  body->getArgument(i),
                                                  /*restrict=*/true)
                    .getResult());
-  Operation *clone = kb.clone(*op, map);
-  for (OpResult result : clone->getResults()) {
+  for (Operation *inner : ops)
+    kb.clone(*inner, map);
+  for (auto [i, v] : llvm::enumerate(written)) {
     auto store = bufferization::MaterializeInDestinationOp::create(
-        kb, op->getLoc(), TypeRange{}, result,
-        body->getArgument(passed.size() + result.getResultNumber()));
+        kb, op->getLoc(), TypeRange{}, map.lookup(v),
+        body->getArgument(passed.size() + i));
     store.setRestrict(true);
     store.setWritable(true);
   }
   func::ReturnOp::create(kb, op->getLoc());
   return symbol;
+}
+
+LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
+  // The extents of the values inside, op by op, from their contracts.
+  DenseMap<Value, SmallVector<Value>> inner;
+  for (Operation &op : region.getBody().front().without_terminator()) {
+    FailureOr<SmallVector<SmallVector<Value>>> extents =
+        resultDims(&op, &inner);
+    if (failed(extents))
+      return failure();
+    for (auto [result, e] : llvm::zip(op.getResults(), *extents))
+      inner[result] = std::move(e);
+  }
+  SmallVector<Value> args;
+  for (Value v : capturedValues(region)) {
+    FailureOr<Value> arg = planValue(v, region);
+    if (failed(arg))
+      return failure();
+    args.push_back(*arg);
+  }
+  auto yielded =
+      cast<YieldOp>(region.getBody().front().getTerminator()).getValues();
+  SmallVector<Value> resultDynamicDims;
+  for (Value v : yielded)
+    llvm::append_range(resultDynamicDims, dynamicOf(v.getType(), inner[v]));
+  std::string symbol = createKernel(region);
+  auto dispatch = plan::DispatchOp::create(
+      builder, region.getLoc(), region.getResultTypes(),
+      FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
+      resultDynamicDims);
+  for (auto [result, planResult, v] :
+       llvm::zip(region.getResults(), dispatch.getResults(), yielded)) {
+    values.map(result, planResult);
+    dims[planResult] = inner[v];
+  }
+  return success();
 }
 
 LogicalResult Partitioner::lowerDispatch(Operation *op) {
@@ -532,6 +605,8 @@ LogicalResult Partitioner::lowerBlock(Block &block) {
       ok = lowerIf(i);
     } else if (auto l = dyn_cast<LoopOp>(op)) {
       ok = lowerLoop(l);
+    } else if (auto r = dyn_cast<DispatchRegionOp>(op)) {
+      ok = lowerDispatchRegion(r);
     } else {
       ok = lowerDispatch(&op);
     }

@@ -25,4 +25,21 @@ def FoldWeightTransposesPass : Pass<"tessel-fold-weight-transposes"> {
   }];
 }
 
+def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
+  let summary = "Group elementwise chains into dispatch regions";
+  let description = [{
+    Each `tessel.dispatch_region` becomes one kernel and one dispatch, so
+    the values inside it never travel through memory between kernels. The
+    first heuristic: an elementwise op on floats (Add, Sub, Mul, Div, Pow,
+    Relu, Sigmoid, Tanh, Sqrt, Erf, Clip, Cast) joins the region of its
+    consumer when it is an elementwise op on floats too and the consumer is
+    its only user; broadcasting producers included. A region therefore
+    yields one value, that of its last op, and every op in it is used only
+    inside it. Integer and bool ops stay alone: partitioning evaluates
+    shape arithmetic on the host. Results are unchanged: the kernel
+    pipeline computes the same ops in the same order per element.
+  }];
+  let dependentDialects = ["::tessel::TesselDialect"];
+}
+
 #endif // TESSEL_PASSES_PASSES

@@ -1,4 +1,4 @@
-//===- ControlFlowOps.cpp - If, Loop and their yield -----------------------===//
+//===- ControlFlowOps.cpp - If, Loop, dispatch regions and their yield -----===//
 //
 // Verifiers of the graph dialect's structured control flow. A branch or body
 // yields tensors that the op's results (or the next iteration) receive:
@@ -108,5 +108,17 @@ LogicalResult LoopOp::verify() {
                            << "yields " << scan << ", the result is "
                            << result;
   }
+  return success();
+}
+
+LogicalResult DispatchRegionOp::verify() {
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().getTypes()
+                         << " for results of types " << getResultTypes();
+  for (Operation &op : getBody().front().without_terminator())
+    if (op.getNumRegions() != 0)
+      return emitOpError() << "holds '" << op.getName()
+                           << "', an op with regions";
   return success();
 }

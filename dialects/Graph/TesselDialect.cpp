@@ -45,6 +45,20 @@ static Location primary(Location loc) {
 void tessel::onnxNodeOf(Location loc, std::string &node, std::string &opType) {
   node.clear();
   opType.clear();
+  // Several nodes (a dispatch region): "a+b" of "Add+Relu".
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && fused.getMetadata() ==
+                   StringAttr::get(loc.getContext(), kDispatchRegionLoc)) {
+    for (Location part : fused.getLocations()) {
+      std::string n, o;
+      onnxNodeOf(part, n, o);
+      if (n.empty())
+        continue;
+      node += (node.empty() ? "" : "+") + n;
+      opType += (opType.empty() ? "" : "+") + o;
+    }
+    return;
+  }
   if (auto name = dyn_cast<NameLoc>(primary(loc))) {
     node = name.getName().str();
     if (auto inner = dyn_cast<NameLoc>(name.getChildLoc()))

@@ -87,6 +87,11 @@ std::string describeLoc(mlir::Location loc);
 /// (either may come back empty).
 void onnxNodeOf(mlir::Location loc, std::string &node, std::string &opType);
 
+/// The metadata of the fused location of a dispatch region: onnxNodeOf
+/// gives all its nodes ("a+b", "Add+Relu"), not just the first.
+inline constexpr llvm::StringLiteral kDispatchRegionLoc =
+    "tessel.dispatch_region";
+
 } // namespace tessel
 
 #endif // TESSEL_DIALECTS_GRAPH_TESSELDIALECT_H

@@ -754,13 +754,40 @@ class Tessel_ControlOp<string mnemonic, list<Trait> traits = []>
 def Tessel_YieldOp
     : Op<Tessel_Dialect, "yield",
          [Pure, Terminator, ReturnLike,
-          ParentOneOf<["IfOp", "LoopOp"]>]> {
-  let summary = "The values a branch or loop body gives its op";
+          ParentOneOf<["IfOp", "LoopOp", "DispatchRegionOp"]>]> {
+  let summary = "The values a branch, loop body or dispatch region gives its op";
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{
     build($_builder, $_state, mlir::ValueRange());
   }]>];
+}
+
+def Tessel_DispatchRegionOp
+    : Tessel_ControlOp<"dispatch_region",
+                       [NoRegionArguments,
+                        SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Ops that run as one kernel";
+  let description = [{
+    Formed by tessel-form-dispatch-regions: partitioning makes the ops of
+    the region one kernel and one `plan.dispatch`, whose arguments are the
+    values the region reads from outside and whose results are what it
+    yields. Intermediate values stay inside the kernel (in registers once
+    the kernel pipeline fuses them). The location fuses the ops' locations,
+    so a dispatch names every ONNX node it runs.
+
+    ```mlir
+    %y = tessel.dispatch_region -> tensor<?x8xf32> {
+      %s = tessel.add %a, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+      %r = tessel.relu %s : tensor<?x8xf32>
+      tessel.yield %r : tensor<?x8xf32>
+    }
+    ```
+  }];
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "(`->` type($results)^)? $body attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tessel_IfOp

@@ -778,3 +778,14 @@ func.func @loop_scan_rank(%n: tensor<i64>, %a: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %s : tensor<2xf32>
 }
+
+// -----
+
+func.func @dispatch_region_yield_type(%a: tensor<8xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tessel.dispatch_region' op yields 'tensor<8xf32>' for results of types 'tensor<?xf32>'}}
+  %r = tessel.dispatch_region -> tensor<?xf32> {
+    %t = tessel.relu %a : tensor<8xf32>
+    tessel.yield %t : tensor<8xf32>
+  }
+  return %r : tensor<?xf32>
+}

@@ -326,3 +326,20 @@ func.func @if_and_loop(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<?xf32>,
   }
   return %s : tensor<?x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dispatch_region
+// CHECK:         %[[R:.+]] = tessel.dispatch_region -> tensor<?x8xf32> {
+// CHECK-NEXT:      %[[S:.+]] = tessel.add
+// CHECK-NEXT:      %[[T:.+]] = tessel.relu %[[S]] : tensor<?x8xf32>
+// CHECK-NEXT:      tessel.yield %[[T]] : tensor<?x8xf32>
+// CHECK-NEXT:    }
+func.func @dispatch_region(%a: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %r = tessel.dispatch_region -> tensor<?x8xf32> {
+    %s = tessel.add %a, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %t = tessel.relu %s : tensor<?x8xf32>
+    tessel.yield %t : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
