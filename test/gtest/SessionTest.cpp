@@ -17,6 +17,7 @@
 
 using namespace tessel;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -158,6 +159,63 @@ TEST_F(SessionTest, ProfileRecordsEveryLaunchWhenEnabled) {
   ASSERT_OK(tessel_session_set_profiling(session, 0));
   ASSERT_OK(tessel_session_run(session));
   EXPECT_EQ(tessel_session_profile_count(session), 0u);
+}
+
+/// y = (((a + b) + a) + a) + a through transients t1, t2, t3 of [batch]:
+/// t1 lives in launches 0-1, t2 in 1-2, t3 in 2-3, so t1 and t3 can share
+/// bytes and the arena holds two buffers' worth.
+format::Artifact chainModel() {
+  format::Artifact model = test::addModel();
+  format::Shape batch = {format::Dim{-1, "batch"}};
+  model.buffers.resize(3); // a, b, t1
+  for (int i = 0; i < 2; ++i) // t2, t3
+    model.buffers.push_back(
+        {format::Buffer::Kind::Transient, format::DType::F32, batch});
+  model.buffers.push_back(
+      {format::Buffer::Kind::Output, format::DType::F32, batch});
+  model.outputs = {{"y", format::DType::F32, batch, 5}};
+  model.plan = {{0, {{0, batch}, {1, batch}, {2, batch}}, batch},
+                {0, {{2, batch}, {0, batch}, {3, batch}}, batch},
+                {0, {{3, batch}, {0, batch}, {4, batch}}, batch},
+                {0, {{4, batch}, {0, batch}, {5, batch}}, batch}};
+  return model;
+}
+
+TEST_F(SessionTest, TransientsShareAnArenaWhereTheirLifetimesDoNotMeet) {
+  open(chainModel());
+  tessel_memory_stats_t m;
+  ASSERT_OK(tessel_session_memory_stats(session, &m));
+  EXPECT_EQ(m.planned_buffers, 0u); // nothing ran yet
+  for (int64_t n : {3, 40, 3}) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    std::vector<float> a(n), b(n), want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      a[i] = float(i);
+      b[i] = float(100 * i);
+      want[i] = 4 * a[i] + b[i];
+    }
+    ASSERT_OK(setFloats("a", {n}, a));
+    ASSERT_OK(setFloats("b", {n}, b));
+    ASSERT_OK(tessel_session_run(session));
+    EXPECT_THAT(output("y", nullptr), ElementsAreArray(want));
+    ASSERT_OK(tessel_session_memory_stats(session, &m));
+    // Each buffer is rounded up to 64 bytes.
+    uint64_t bytes = (n * 4 + 63) / 64 * 64;
+    EXPECT_EQ(m.planned_buffers, 3u);
+    EXPECT_EQ(m.sum_bytes, 3 * bytes);
+    EXPECT_EQ(m.peak_live_bytes, 2 * bytes);
+    EXPECT_EQ(m.arena_bytes, 2 * bytes);
+  }
+  Result r = take(tessel_session_memory_stats(session, nullptr));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+}
+
+TEST_F(SessionTest, PlansWithControlFlowHaveNoArena) {
+  open(test::ifModel());
+  tessel_memory_stats_t m;
+  ASSERT_OK(tessel_session_memory_stats(session, &m));
+  EXPECT_EQ(m.planned_buffers, 0u);
+  EXPECT_EQ(m.arena_bytes, 0u);
 }
 
 TEST_F(SessionTest, EmptyBatch) {

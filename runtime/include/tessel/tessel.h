@@ -253,6 +253,24 @@ TESSEL_API tessel_status_t
 tessel_session_profile_entry(const tessel_session_t *session, size_t index,
                              tessel_launch_time_t *out_entry);
 
+/// The transient memory of the last successful run. Without control flow,
+/// the plan's intermediate tensors live in one arena: a buffer occupies its
+/// bytes only from the first launch that uses it to the last, so buffers
+/// whose lifetimes do not meet share memory. `peak_live_bytes` is the most
+/// bytes live during one launch, the least any such plan needs;
+/// `sum_bytes` what one allocation per buffer would take. Plans with
+/// control flow allocate each buffer on its own (all fields 0).
+typedef struct tessel_memory_stats_t {
+  uint64_t planned_buffers;
+  uint64_t arena_bytes;
+  uint64_t sum_bytes;
+  uint64_t peak_live_bytes;
+} tessel_memory_stats_t;
+
+TESSEL_API tessel_status_t
+tessel_session_memory_stats(const tessel_session_t *session,
+                            tessel_memory_stats_t *out_stats);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -141,6 +141,13 @@ public:
     return entries;
   }
 
+  /// The transient memory of the last successful run.
+  tessel_memory_stats_t memoryStats() const {
+    tessel_memory_stats_t stats{};
+    tessel_session_memory_stats(get(), &stats);
+    return stats;
+  }
+
 private:
   std::unique_ptr<tessel_session_t,
                   detail::Releaser<tessel_session_t, tessel_session_release>>

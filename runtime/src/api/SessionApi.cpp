@@ -111,4 +111,15 @@ tessel_status_t tessel_session_profile_entry(const tessel_session_t *session,
   });
 }
 
+tessel_status_t tessel_session_memory_stats(const tessel_session_t *session,
+                                            tessel_memory_stats_t *out_stats) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(out_stats, "out_stats"));
+    const Session::MemoryStats &m = session->session->memoryStats();
+    *out_stats = {m.planned, m.arena, m.sum, m.peakLive};
+    return Status::ok();
+  });
+}
+
 } // extern "C"

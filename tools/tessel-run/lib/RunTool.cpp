@@ -222,6 +222,24 @@ private:
     return true;
   }
 
+  void printMemory(const tessel_memory_stats_t &m) {
+    if (m.planned_buffers == 0) {
+      out << "memory: no arena (the plan has control flow, or no "
+             "intermediate tensors)\n";
+      return;
+    }
+    auto mib = [](uint64_t bytes) { return bytes / (1024.0 * 1024.0); };
+    char line[200];
+    std::snprintf(line, sizeof(line),
+                  "memory: %llu transient buffers in a %.2f MiB arena (one "
+                  "allocation each: %.2f MiB; most live at one launch: "
+                  "%.2f MiB)\n",
+                  static_cast<unsigned long long>(m.planned_buffers),
+                  mib(m.arena_bytes), mib(m.sum_bytes),
+                  mib(m.peak_live_bytes));
+    out << line;
+  }
+
   bool execute(const Options &opts, ToolError &error) {
     if (Status s = session.run(); !s)
       return error = fromStatus(s, artifactPath), false;
@@ -242,8 +260,10 @@ private:
                        .count());
       profile.add(session.profile());
     }
-    if (opts.profile)
+    if (opts.profile) {
       profile.print(out, static_cast<int>(ms.size()));
+      printMemory(session.memoryStats());
+    }
     if (opts.runs == 0)
       return true;
     std::sort(ms.begin(), ms.end());
