@@ -17,6 +17,8 @@
 
 #include "Session.h"
 
+#include "format/MemoryPlan.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -59,7 +61,7 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
   s->loops.resize(model.controlOps.size());
   if (model.regions.empty())
     s->implicit = format::implicitRegion(model);
-  s->collectLifetimes();
+  s->memory.lifetimes = format::bufferLifetimes(model);
   // Weights have static shapes and live in the weights section for good.
   for (size_t i = 0; i < model.buffers.size(); ++i) {
     const Buffer &desc = model.buffers[i];
@@ -226,111 +228,44 @@ Status Session::placeInputs() {
   return Status::ok();
 }
 
-void Session::collectLifetimes() {
-  const format::Artifact &model = image->model();
-  memory.slotOf.assign(model.buffers.size(), -1);
-  // With control flow a buffer's size may be bound only inside a branch or
-  // an iteration: those plans keep one allocation per buffer.
-  if (!model.regions.empty())
-    return;
-  auto use = [&](uint32_t buffer, uint32_t launch) {
-    if (model.buffers[buffer].kind != Buffer::Kind::Transient)
-      return;
-    int32_t &slot = memory.slotOf[buffer];
-    if (slot < 0) {
-      slot = static_cast<int32_t>(memory.buffers.size());
-      memory.buffers.push_back(buffer);
-      memory.first.push_back(launch);
-      memory.last.push_back(launch);
-    }
-    memory.first[slot] = std::min(memory.first[slot], launch);
-    memory.last[slot] = std::max(memory.last[slot], launch);
-  };
-  for (const format::HostValues &h : model.hostValues)
-    use(h.buffer, 0); // written before any launch
-  for (uint32_t l = 0; l < model.plan.size(); ++l)
-    for (const format::LaunchArg &arg : model.plan[l].args)
-      use(arg.buffer, l);
-  memory.bytes.assign(memory.buffers.size(), 0);
-  memory.offsets.assign(memory.buffers.size(), 0);
-}
-
 Status Session::planArena(const SymbolBindings &bindings) {
   const format::Artifact &model = image->model();
-  size_t n = memory.buffers.size();
-  std::vector<uint64_t> bytes(n);
+  const format::BufferLifetimes &lifetimes = memory.lifetimes;
+  std::vector<uint64_t> bytes(lifetimes.buffers.size());
   std::vector<int64_t> dims;
-  for (size_t i = 0; i < n; ++i) {
-    const Buffer &desc = model.buffers[memory.buffers[i]];
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const Buffer &desc = model.buffers[lifetimes.buffers[i]];
     TESSEL_RETURN_IF_ERROR(bindings.resolve(desc.shape, dims));
     uint64_t size;
     if (!byteSize(dims, desc.dtype, size) || size > (uint64_t(1) << 62))
-      return resourceExhausted("buffer " + std::to_string(memory.buffers[i]) +
+      return resourceExhausted("buffer " +
+                               std::to_string(lifetimes.buffers[i]) +
                                " of shape " + formatDims(dims) +
                                " is too large");
-    bytes[i] = (size + 63) / 64 * 64; // every buffer 64-byte aligned
+    bytes[i] = format::arenaSize(size);
   }
   memory.plannedIn = runSerial;
-  if (bytes == memory.bytes && memory.arena.owned)
-    return ensureCapacity(memory.arena, memory.stats.arena);
-  memory.bytes = bytes;
-  // Largest first, each at the lowest offset clear of the buffers placed
-  // so far whose lifetimes meet its own.
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return bytes[a] > bytes[b];
-  });
-  std::vector<size_t> placed;
-  std::vector<std::pair<uint64_t, uint64_t>> taken; // [offset, end)
-  MemoryStats stats;
-  for (size_t i : order) {
-    taken.clear();
-    for (size_t j : placed)
-      if (memory.first[j] <= memory.last[i] &&
-          memory.first[i] <= memory.last[j])
-        taken.push_back({memory.offsets[j], memory.offsets[j] + bytes[j]});
-    std::sort(taken.begin(), taken.end());
-    uint64_t offset = 0;
-    for (const auto &[begin, end] : taken) {
-      if (offset + bytes[i] <= begin)
-        break;
-      offset = std::max(offset, end);
-    }
-    uint64_t end;
-    if (__builtin_add_overflow(offset, bytes[i], &end) ||
-        __builtin_add_overflow(stats.sum, bytes[i], &stats.sum))
+  if (bytes != memory.bytes || !memory.arena.owned) {
+    memory.bytes = std::move(bytes);
+    if (!format::planArena(lifetimes, memory.bytes, model.plan.size(),
+                           memory.plan))
       return resourceExhausted("the transient buffers need more than 2^64 "
                                "bytes");
-    memory.offsets[i] = offset;
-    placed.push_back(i);
-    stats.arena = std::max(stats.arena, end);
   }
-  // The most bytes live at one launch: what no plan can go below.
-  std::vector<uint64_t> live(model.plan.size() + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    live[memory.first[i]] += bytes[i];
-    live[memory.last[i] + 1] -= bytes[i];
-  }
-  uint64_t current = 0;
-  for (uint64_t delta : live)
-    stats.peakLive = std::max(stats.peakLive, current += delta);
-  stats.planned = n;
-  memory.stats = stats;
-  return ensureCapacity(memory.arena, stats.arena);
+  return ensureCapacity(memory.arena, memory.plan.arena);
 }
 
 Status Session::placeBuffer(uint32_t index, const SymbolBindings &bindings) {
   const Buffer &desc = image->model().buffers[index];
   if (desc.kind == Buffer::Kind::Input || desc.kind == Buffer::Kind::Weight)
     return Status::ok();
-  if (int32_t slot = memory.slotOf[index]; slot >= 0) {
+  if (int32_t slot = memory.lifetimes.slotOf[index]; slot >= 0) {
     if (memory.plannedIn != runSerial)
       TESSEL_RETURN_IF_ERROR(planArena(bindings));
     DeviceBuffer &b = buffers[index];
     TESSEL_RETURN_IF_ERROR(bindings.resolve(desc.shape, b.dims));
-    b.ptr = static_cast<uint8_t *>(memory.arena.ptr) + memory.offsets[slot];
+    b.ptr =
+        static_cast<uint8_t *>(memory.arena.ptr) + memory.plan.offsets[slot];
     b.owned = false;
     b.capacity = memory.bytes[slot];
     b.placedIn = runSerial;

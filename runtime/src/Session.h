@@ -18,6 +18,7 @@
 #include "Driver.h"
 #include "LaunchParams.h"
 #include "SymbolBindings.h"
+#include "format/MemoryPlan.h"
 
 #include <cstdlib>
 
@@ -58,14 +59,10 @@ public:
   /// when the run was not profiled.
   const std::vector<double> &launchMilliseconds() const { return launchMs; }
 
-  /// The transient memory of the last successful run (see MemoryPlan).
-  struct MemoryStats {
-    uint64_t planned = 0;  ///< buffers placed in the arena
-    uint64_t arena = 0;    ///< arena bytes
-    uint64_t sum = 0;      ///< their bytes, each on its own
-    uint64_t peakLive = 0; ///< the most bytes live during one launch
-  };
-  const MemoryStats &memoryStats() const { return memory.stats; }
+  /// The arena of the last planned run and how many buffers it holds (0
+  /// before a run, and always for plans with control flow).
+  const format::ArenaPlan &arenaPlan() const { return memory.plan; }
+  size_t arenaBuffers() const { return memory.plan.offsets.size(); }
   const format::Artifact &model() const { return image->model(); }
 
 private:
@@ -104,22 +101,16 @@ private:
   };
 
   /// The transient buffers of a plan without control flow live in one
-  /// arena: each is live from the first launch that uses it (launch 0 for
-  /// a host values buffer, written before any launch) to the last, and two
-  /// buffers whose lifetimes meet never share bytes. Offsets are planned
-  /// once the shapes are bound (at the first placement of a run, after
-  /// the shape program), and kept while the sizes stay the same.
+  /// arena (format/MemoryPlan.h). Offsets are planned once the shapes are
+  /// bound (at the first placement of a run, after the shape program), and
+  /// kept while the sizes stay the same.
   struct MemoryPlan {
-    std::vector<uint32_t> buffers;      ///< the buffers in the arena
-    std::vector<uint32_t> first, last;  ///< their lifetimes, in launches
-    std::vector<int32_t> slotOf;        ///< per buffer: its index, or -1
-    std::vector<uint64_t> bytes, offsets; ///< per planned buffer
-    uint64_t plannedIn = 0;             ///< the run (runSerial) planned for
+    format::BufferLifetimes lifetimes; ///< from the plan, at create
+    std::vector<uint64_t> bytes;       ///< per planned buffer, last planned
+    format::ArenaPlan plan;
+    uint64_t plannedIn = 0; ///< the run (runSerial) planned for
     DeviceBuffer arena;
-    MemoryStats stats;
   };
-  /// Which buffers the arena holds and their lifetimes (at create).
-  void collectLifetimes();
   /// Sizes every arena buffer under `bindings` and (re)plans the offsets.
   Status planArena(const SymbolBindings &bindings);
 

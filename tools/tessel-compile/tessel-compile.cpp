@@ -14,6 +14,7 @@
 
 #include "compiler/Compile.h"
 #include "compiler/Registration.h"
+#include "compiler/Report.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/Importer.h"
 
@@ -52,6 +53,9 @@ static const char *kUsage =
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
     "                     pipeline (each target's lowering passes), llvm\n"
+    "  --report           print each dispatch (its ONNX nodes, its kernel\n"
+    "                     launches) and the memory plan of the transients;\n"
+    "                     with -o, also write the artifact\n"
     "  --dump-binaries DIR\n"
     "                     also write each target's code to DIR/<target>.so,\n"
     "                     .ptx or .hsaco (':' in the target becomes '_')\n"
@@ -113,6 +117,7 @@ static int checkSupported(const std::vector<std::string> &models) {
 
 int main(int argc, char **argv) {
   std::string input, output, dumpDir;
+  bool report = false;
   std::vector<std::string> models;
   bool checkMode = false;
   tessel::CompileOptions options;
@@ -147,6 +152,8 @@ int main(int argc, char **argv) {
       const auto &stages = tessel::emitStages();
       if (std::find(stages.begin(), stages.end(), options.emit) == stages.end())
         return usageError("unknown stage '" + options.emit + "'");
+    } else if (arg == "--report") {
+      report = true;
     } else if (arg == "--dump-binaries") {
       if (!value(dumpDir))
         return usageError("--dump-binaries needs a folder");
@@ -167,7 +174,7 @@ int main(int argc, char **argv) {
                           : checkSupported(models);
   if (input.empty())
     return usageError("no model given");
-  if (output.empty() && options.emit.empty())
+  if (output.empty() && options.emit.empty() && !report)
     return usageError("no output given (-o OUT.tsl)");
   if (options.targets.empty())
     options.targets.push_back("cpu");
@@ -197,6 +204,11 @@ int main(int argc, char **argv) {
   if (!options.emit.empty()) {
     std::cout << options.emitted;
     return 0;
+  }
+  if (report) {
+    std::cout << tessel::reportArtifact(artifact);
+    if (output.empty())
+      return 0;
   }
   if (!dumpDir.empty())
     for (const tessel::format::TargetBinary &b : artifact.binaries) {

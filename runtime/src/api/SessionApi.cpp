@@ -116,8 +116,9 @@ tessel_status_t tessel_session_memory_stats(const tessel_session_t *session,
   return guarded([&] {
     TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
     TESSEL_RETURN_IF_ERROR(requireNonNull(out_stats, "out_stats"));
-    const Session::MemoryStats &m = session->session->memoryStats();
-    *out_stats = {m.planned, m.arena, m.sum, m.peakLive};
+    const Session &s = *session->session;
+    const tessel::format::ArenaPlan &plan = s.arenaPlan();
+    *out_stats = {s.arenaBuffers(), plan.arena, plan.sum, plan.peakLive};
     return Status::ok();
   });
 }
