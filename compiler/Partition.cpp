@@ -711,19 +711,19 @@ LogicalResult Partitioner::lowerIf(IfOp op) {
 }
 
 LogicalResult Partitioner::lowerLoop(LoopOp op) {
+  // By role, not by value: one value may be the trip count and carried.
+  auto lower = [&](Value v, Value &out) {
+    FailureOr<Value> mapped = v ? planValue(v, op) : FailureOr<Value>(Value());
+    out = succeeded(mapped) ? *mapped : Value();
+    return succeeded(mapped);
+  };
   Value trip, cond;
-  SmallVector<Value> inits;
-  for (Value v : op.getOperands()) {
-    FailureOr<Value> planValue = this->planValue(v, op);
-    if (failed(planValue))
+  SmallVector<Value> inits(op.getInits().size());
+  if (!lower(op.getTripCount(), trip) || !lower(op.getCond(), cond))
+    return failure();
+  for (auto [v, init] : llvm::zip(op.getInits(), inits))
+    if (!lower(v, init))
       return failure();
-    if (v == op.getTripCount())
-      trip = *planValue;
-    else if (v == op.getCond())
-      cond = *planValue;
-    else
-      inits.push_back(*planValue);
-  }
   auto planLoop = plan::LoopOp::create(
       builder, op.getLoc(), op.getResultTypes(),
       dimTypes(op.getContext(), op.getResultTypes()), trip, cond, inits);
