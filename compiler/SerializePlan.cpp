@@ -60,8 +60,15 @@ private:
   FailureOr<uint32_t> addRegion(Block &block);
   /// Buffers receiving the results of a control op: a symbol per dynamic
   /// dim, named after the op, which `resultDims` (in order) stand for.
-  std::vector<uint32_t> addResults(ValueRange results, ValueRange resultDims,
+  std::vector<uint32_t> addResults(ResultRange results, ValueRange resultDims,
                                    const std::string &base);
+  /// A transient buffer for `tensor`, whose dynamic dims are fresh symbols
+  /// `<name>.d<k>`, each standing for the next of `indices` (which it
+  /// consumes): what a control op binds when it runs.
+  uint32_t addBoundBuffer(Value tensor, ValueRange &indices,
+                          const std::string &name);
+  /// The buffer of `tensor` and the shape it is seen with.
+  FailureOr<format::LaunchArg> viewOf(Value tensor, Operation *user);
   /// Appends a step of `kind` for entry `index` to the current region.
   void addStep(format::Step::Kind kind, size_t index);
   LogicalResult addWeight(plan::WeightOp op);
@@ -76,7 +83,6 @@ private:
                                      ValueRange operands);
   LogicalResult addArith(Operation *op);
   FailureOr<Dim> dimOf(Value index, Operation *user);
-  FailureOr<Shape> shapeOf(Value tensor, Operation *user);
   /// The shape of a tensor of `type` whose dynamic dims are `dynamicDims`.
   FailureOr<Shape> shapeOfType(Type type, ValueRange dynamicDims,
                                Operation *user);
@@ -211,11 +217,12 @@ LogicalResult PlanSerializer::addHostValues(plan::HostValuesOp op) {
   return success();
 }
 
-FailureOr<Shape> PlanSerializer::shapeOf(Value tensor, Operation *user) {
+FailureOr<format::LaunchArg> PlanSerializer::viewOf(Value tensor,
+                                                     Operation *user) {
   auto it = views.find(tensor);
   if (it == views.end())
     return user->emitError("internal compiler error: operand has no buffer");
-  return it->second.shape;
+  return format::LaunchArg{it->second.buffer, it->second.shape};
 }
 
 LogicalResult PlanSerializer::addInputs() {
@@ -306,10 +313,10 @@ LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
   launch.kernel = artifact.kernels.size();
   artifact.kernels.push_back({op.getKernel().str(), node, opType});
   for (Value arg : op.getArgs()) {
-    FailureOr<Shape> shape = shapeOf(arg, op);
-    if (failed(shape))
+    FailureOr<format::LaunchArg> view = viewOf(arg, op);
+    if (failed(view))
       return failure();
-    launch.args.push_back({views[arg].buffer, *shape});
+    launch.args.push_back(*view);
   }
   ValueRange resultDims = op.getResultDims();
   for (Value result : op.getResults()) {
@@ -486,39 +493,42 @@ FailureOr<uint32_t> PlanSerializer::addRegion(Block &block) {
   artifact.regions.emplace_back();
   if (failed(addBlock(block, region)))
     return failure();
-  for (Value v : cast<plan::YieldOp>(block.getTerminator()).getValues()) {
-    auto view = views.find(v);
-    if (view == views.end())
-      return block.getTerminator()->emitError(
-          "internal compiler error: a yielded tensor has no buffer");
-    artifact.regions[region].yields.push_back(
-        {view->second.buffer, view->second.shape});
+  Operation *yield = block.getTerminator();
+  for (Value v : yield->getOperands()) {
+    FailureOr<format::LaunchArg> view = viewOf(v, yield);
+    if (failed(view))
+      return failure();
+    artifact.regions[region].yields.push_back(*view);
   }
   return region;
 }
 
-std::vector<uint32_t> PlanSerializer::addResults(ValueRange results,
+uint32_t PlanSerializer::addBoundBuffer(Value tensor, ValueRange &indices,
+                                        const std::string &name) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Shape shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      shape.push_back(Dim{type.getDimSize(d), ""});
+      continue;
+    }
+    Dim dim{-1, freshSymbol(name + ".d" + std::to_string(d))};
+    dims[indices.front()] = dim;
+    indices = indices.drop_front();
+    shape.push_back(dim);
+  }
+  uint32_t buffer = addBuffer(Buffer::Kind::Transient, type, shape);
+  views[tensor] = View{buffer, shape};
+  return buffer;
+}
+
+std::vector<uint32_t> PlanSerializer::addResults(ResultRange results,
                                                  ValueRange resultDims,
                                                  const std::string &base) {
   std::vector<uint32_t> buffers;
-  for (Value r : results) {
-    auto type = cast<RankedTensorType>(r.getType());
-    Shape shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d)) {
-        shape.push_back(Dim{type.getDimSize(d), ""});
-        continue;
-      }
-      Dim dim{-1, freshSymbol(base + ".r" +
-                              std::to_string(cast<OpResult>(r).getResultNumber()) +
-                              ".d" + std::to_string(d))};
-      dims[resultDims.front()] = dim;
-      resultDims = resultDims.drop_front();
-      shape.push_back(dim);
-    }
-    buffers.push_back(addBuffer(Buffer::Kind::Transient, type, shape));
-    views[r] = View{buffers.back(), shape};
-  }
+  for (OpResult r : results)
+    buffers.push_back(addBoundBuffer(
+        r, resultDims, base + ".r" + std::to_string(r.getResultNumber())));
   return buffers;
 }
 
@@ -531,10 +541,10 @@ LogicalResult PlanSerializer::addIf(plan::IfOp op) {
   format::ControlOp c;
   c.kind = format::ControlOp::Kind::If;
   onnxNodeOf(op.getLoc(), c.onnxNode, c.onnxOp);
-  FailureOr<Shape> condShape = shapeOf(op.getCond(), op);
-  if (failed(condShape))
+  FailureOr<format::LaunchArg> cond = viewOf(op.getCond(), op);
+  if (failed(cond))
     return failure();
-  c.operands.push_back({views[op.getCond()].buffer, *condShape});
+  c.operands.push_back(*cond);
   size_t index = artifact.controlOps.size();
   addStep(format::Step::Kind::Control, index);
   artifact.controlOps.emplace_back();
@@ -554,43 +564,26 @@ LogicalResult PlanSerializer::addLoop(plan::LoopOp op) {
   c.kind = format::ControlOp::Kind::Loop;
   onnxNodeOf(op.getLoc(), c.onnxNode, c.onnxOp);
   std::string base = symbolBase(c);
-  for (Value v : {op.getTripCount(), op.getCond()}) {
-    if (!v) {
+  SmallVector<Value> operands{op.getTripCount(), op.getCond()};
+  llvm::append_range(operands, op.getInits());
+  for (Value v : operands) {
+    if (!v) { // an absent trip count or condition
       c.operands.push_back({format::kNoBuffer, {}});
       continue;
     }
-    FailureOr<Shape> shape = shapeOf(v, op);
-    if (failed(shape))
+    FailureOr<format::LaunchArg> view = viewOf(v, op);
+    if (failed(view))
       return failure();
-    c.operands.push_back({views[v].buffer, *shape});
-  }
-  for (Value v : op.getInits()) {
-    FailureOr<Shape> shape = shapeOf(v, op);
-    if (failed(shape))
-      return failure();
-    c.operands.push_back({views[v].buffer, *shape});
+    c.operands.push_back(*view);
   }
   // The body's arguments: buffers the runtime fills before each iteration;
   // a carried tensor's dynamic dims are symbols bound to its extents.
   Block &body = op.getBody().front();
   ValueRange carriedDims = op.getCarriedDims();
-  for (BlockArgument arg : body.getArguments().take_front(2 + op.getInits().size())) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    Shape shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d)) {
-        shape.push_back(Dim{type.getDimSize(d), ""});
-        continue;
-      }
-      Dim dim{-1, freshSymbol(base + ".a" + std::to_string(arg.getArgNumber()) +
-                              ".d" + std::to_string(d))};
-      dims[carriedDims.front()] = dim;
-      carriedDims = carriedDims.drop_front();
-      shape.push_back(dim);
-    }
-    c.bodyArgs.push_back(addBuffer(Buffer::Kind::Transient, type, shape));
-    views[arg] = View{c.bodyArgs.back(), shape};
-  }
+  for (BlockArgument arg :
+       body.getArguments().take_front(2 + op.getInits().size()))
+    c.bodyArgs.push_back(addBoundBuffer(
+        arg, carriedDims, base + ".a" + std::to_string(arg.getArgNumber())));
   c.iterationSymbol = freshSymbol(base + ".i");
   dims[op.getIterationIndex()] = Dim{-1, c.iterationSymbol};
   size_t index = artifact.controlOps.size();
