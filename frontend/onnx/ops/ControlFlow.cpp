@@ -96,6 +96,10 @@ void setOutputs(NodeContext &n, ValueRange values, ArrayRef<int32_t> onnxTypes) 
   for (int i = 0; i < n.node.output_size() && i < int(values.size()); ++i)
     n.setOutput(i, values[i], onnxTypes[i]);
 }
+void setOutputs(NodeContext &n, ArrayRef<GraphValue> values) {
+  for (int i = 0; i < n.node.output_size() && i < int(values.size()); ++i)
+    n.setOutput(i, values[i].value, values[i].onnxType);
+}
 
 /// A `tessel.loop` with optional `trip` and `cond`, carried values `inits`
 /// and a body that `fill` builds from the block arguments (iteration,
@@ -304,8 +308,7 @@ LogicalResult importIf(NodeContext &n) {
             n, *c->getValues<bool>().begin() ? *thenGraph : *elseGraph, {},
             outputs)))
       return failure();
-    for (int i = 0; i < n.node.output_size() && i < int(outputs.size()); ++i)
-      n.setOutput(i, outputs[i].value, outputs[i].onnxType);
+    setOutputs(n, outputs);
     return success();
   }
   auto branch = [&](const onnx::GraphProto &g) {
@@ -415,8 +418,7 @@ LogicalResult importScan(NodeContext &n) {
   if (failed(buildScan(n, *body, states, scans, *axes, *directions,
                        *outputAxes, *outputDirections, results)))
     return failure();
-  for (auto [i, r] : llvm::enumerate(results))
-    n.setOutput(i, r.value, r.onnxType);
+  setOutputs(n, results);
   return success();
 }
 
