@@ -32,7 +32,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 2;
+constexpr uint32_t kFormatVersionMinor = 3;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -249,6 +249,28 @@ struct ControlOp {
   std::string onnxOp;
 };
 
+/// One axis of a launch's grid of workgroups (format 3.3): it has
+/// ceil(product of the launch's work sizes `dims` / `tile`) workgroups, or
+/// exactly 1 when `dims` is empty. `dims` index Launch::workSize, in
+/// increasing order, each used by at most one axis of a kernel.
+struct WorkgroupAxis {
+  std::vector<uint32_t> dims;
+  uint64_t tile = 1; ///< > 0
+};
+
+/// How one target launches one kernel (format 3.3): the workgroup size the
+/// code was compiled for and the workgroup count as a function of the
+/// launch's work sizes (axis 0 is x). The kernel finds its part of the work
+/// from its workgroup id and count; see docs/design.md "Kernel ABI".
+struct LaunchConfig {
+  /// Threads of a workgroup along x, y, z: each > 0; 1, 1, 1 on the CPU.
+  uint32_t workgroupSize[3] = {1, 1, 1};
+  WorkgroupAxis workgroupCount[3];
+  /// Static shared (workgroup-local) memory, and scratch per workgroup.
+  uint64_t sharedMemoryBytes = 0;
+  uint64_t scratchBytes = 0;
+};
+
 /// Compiled code for one target.
 struct TargetBinary {
   enum class Format : uint32_t {
@@ -260,6 +282,8 @@ struct TargetBinary {
   std::string target; ///< "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", ...
   Format format = Format::ElfSharedObject;
   std::vector<uint8_t> bytes;
+  /// Format 3.3: one per kernel (Artifact::kernels), in order.
+  std::vector<LaunchConfig> launchConfigs;
 };
 
 /// The whole artifact.
