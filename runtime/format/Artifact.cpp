@@ -167,6 +167,58 @@ const Section *findUnique(const std::vector<Section> &sections,
   return found;
 }
 
+/// Gives each binary its launch configs: those of manifest field 13, or,
+/// in an artifact written before format 3.3 (`fileMinor` < 3),
+/// legacyLaunchConfigs().
+bool attachLaunchConfigs(Artifact &a, LaunchConfigTable &table,
+                         uint32_t fileMinor, std::string &error) {
+  if (!table.present) {
+    // A 3.3 writer always writes the field when there are binaries: its
+    // absence means a manifest cut short, not an old artifact.
+    if (fileMinor >= 3 && !a.binaries.empty()) {
+      error = "manifest lacks field 13 (launchConfigs), which format 3." +
+              str(fileMinor) + " has whenever there are binaries";
+      return false;
+    }
+    for (TargetBinary &bin : a.binaries)
+      bin.launchConfigs = legacyLaunchConfigs(a, bin.format);
+    return true;
+  }
+  std::vector<bool> attached(a.binaries.size());
+  for (TargetLaunchConfigs &entry : table.targets) {
+    // The first binary of that target not given its configs yet (two of
+    // one target are validate()'s to report, as a duplicate target).
+    size_t i = 0, named = 0;
+    for (; i < a.binaries.size(); ++i) {
+      if (a.binaries[i].target != entry.target)
+        continue;
+      ++named;
+      if (!attached[i])
+        break;
+    }
+    if (i == a.binaries.size()) {
+      // A newer minor version may hold that target in a section kind this
+      // reader skipped.
+      if (fileMinor > kFormatVersionMinor)
+        continue;
+      error = "manifest field 13 (launchConfigs) names target '" +
+              entry.target + "'" +
+              (named ? " more often than there are binaries of it"
+                     : ", which has no binary section");
+      return false;
+    }
+    attached[i] = true;
+    a.binaries[i].launchConfigs = std::move(entry.configs);
+  }
+  for (size_t i = 0; i < a.binaries.size(); ++i)
+    if (!attached[i]) {
+      error = "binary '" + a.binaries[i].target +
+              "' has no entry in manifest field 13 (launchConfigs)";
+      return false;
+    }
+  return true;
+}
+
 bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
             bool copyWeights) {
   if (!data && size)
@@ -230,7 +282,8 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
   if (crc32(manifestData, manifest->size) !=
       readU32(data + header::kManifestCrcAt))
     return error = "corrupt manifest (CRC mismatch)", false;
-  if (!decodeManifest(manifestData, manifest->size, a, error))
+  LaunchConfigTable launchConfigs;
+  if (!decodeManifest(manifestData, manifest->size, a, error, &launchConfigs))
     return false;
 
   a.weightsFileOffset = weights->offset;
@@ -247,6 +300,8 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
     bin.bytes.assign(data + s.offset, data + s.offset + s.size);
     a.binaries.push_back(std::move(bin));
   }
+  if (!attachLaunchConfigs(a, launchConfigs, minor, error))
+    return false;
   if (!validate(a, error))
     return error = "invalid artifact: " + error, false;
   return true;

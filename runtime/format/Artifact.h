@@ -337,6 +337,12 @@ std::string describeControlOp(const ControlOp &op, size_t index);
 /// buffers, weight ranges inside the weights section (`weights`, or
 /// `weightsFileSize` bytes when `weights` is empty), unique names.
 ///
+/// Launch configs (format 3.3, checked by ValidateLaunch.cpp): each binary
+/// has one per kernel; workgroup sizes in [1, 1024] with a product of at
+/// most 1024, 1, 1, 1 and no shared memory on the CPU; tiles > 0; the dims
+/// of an axis strictly increasing, none in two axes, each below the rank
+/// of the work size of every launch of the kernel.
+///
 /// With regions (format 3.2): known step kinds; each shape instruction,
 /// host values entry, launch and control op the step of exactly one
 /// region; the regions a tree rooted at region 0 (each other region owned
@@ -361,6 +367,26 @@ std::string describeControlOp(const ControlOp &op, size_t index);
 /// failure returns false and sets `error` (e.g. "launch 2 (kernel 'k'):
 /// argument 0 refers to buffer 9, but there are 4 buffers").
 bool validate(const Artifact &artifact, std::string &error);
+
+/// The launch configs a reader gives the binaries of an artifact without
+/// them (format 3.0 to 3.2), so that the runtime has one code path: on the
+/// CPU (ElfSharedObject) one workgroup per launch (every axis empty, size
+/// 1, 1, 1); on GPUs (Ptx, Hsaco) the 1-D grid those formats implied,
+/// workgroup size 256, 1, 1 and axis x over every work dim (0 .. rank-1,
+/// the rank of the kernel's first launch; none for a kernel never
+/// launched) with tile 256. One per kernel, in order.
+std::vector<LaunchConfig> legacyLaunchConfigs(const Artifact &artifact,
+                                              TargetBinary::Format format);
+
+/// The workgroup count of a launch of `config` over the work sizes `work`
+/// (Launch::workSize resolved): count[a] = ceil(product of work[d] for d in
+/// axis a's dims / its tile), 1 for an axis without dims. A work size of 0
+/// along a used dim gives a count of 0: nothing runs. On failure (a dim
+/// past `work`, a negative work size, a zero tile, a product that
+/// overflows) returns false and sets `error`.
+bool workgroupCount(const LaunchConfig &config,
+                    const std::vector<int64_t> &work, uint64_t count[3],
+                    std::string &error);
 
 /// Encodes `artifact` into the on-disk bytes. `artifact` must pass
 /// validate() (target names are truncated to kMaxTargetNameLength otherwise).

@@ -21,6 +21,8 @@
 //   10 | req    hostValues    list<HostValues>          (3.1; only when any)
 //   11 | req    regions       list<Region>              (3.2; only when any)
 //   12 | req    controlOps    list<ControlOp>           (3.2; only when any)
+//   13 | req    launchConfigs list<(string target,        (3.3; whenever
+//                                   list<LaunchConfig>)>   there are binaries)
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -37,6 +39,8 @@
 //   ControlOp = u32 kind, list<(u32 buffer, Shape shape)> operands,
 //               list<u32> regions, list<u32> bodyArgs, list<u32> results,
 //               string iterationSymbol, string onnxNode, string onnxOp
+//   LaunchConfig = u32 workgroupSize[3], 3 x (list<u32> dims, u64 tile),
+//               u64 sharedMemoryBytes, u64 scratchBytes
 //   Shape     = list<Dim>;  Dim = u8 0, i64 extent | u8 1, string symbol
 //   list<T>   = u32 count, T...;  string = u32 byteLength, bytes
 //
@@ -46,9 +50,15 @@
 // A writer marks a new field required exactly when ignoring it would make
 // the runtime compute something wrong. Each known payload must be consumed
 // exactly, a field may appear once, and fields 3-9 must be present (fields
-// added later are written only when they have content, so an artifact that
-// does not use them stays readable by older runtimes of its major version). The
+// 10-12 are written only when they have content, so an artifact that does
+// not use them stays readable by older runtimes of its major version). The
 // writer emits the fields in tag order; the reader accepts any order.
+//
+// Field 13 holds one entry per binary section, matched by target name (the
+// binaries themselves are sections, decoded after the manifest; see
+// Artifact.cpp). It is written whenever there is a binary: a runtime that
+// ignored it would launch the kernels over the wrong grid. A manifest
+// without it (format 3.0-3.2) gets legacyLaunchConfigs().
 //
 // The decoder names the element it was reading when the bytes run out.
 //
@@ -84,6 +94,7 @@ enum Field : uint32_t {
   kHostValues = 10, ///< 3.1
   kRegions = 11,    ///< 3.2
   kControlOps = 12, ///< 3.2
+  kLaunchConfigs = 13, ///< 3.3
   kNumFields,
 };
 
@@ -91,7 +102,7 @@ const char *fieldName(uint32_t id) {
   static const char *const names[] = {
       "",           "producer", "modelName", "inputs",       "outputs",
       "buffers",    "kernels",  "plan",      "shapeProgram", "cpuFeatures",
-      "hostValues", "regions",  "controlOps"};
+      "hostValues", "regions",  "controlOps", "launchConfigs"};
   return id < kNumFields ? names[id] : "unknown";
 }
 
@@ -165,7 +176,8 @@ template <typename F> void writeField(ByteWriter &w, uint32_t id, F &&payload) {
 /// Reads the manifest; `where` names the element being read for errors.
 class Decoder {
 public:
-  Decoder(const uint8_t *data, uint64_t size) : data(data), r(data, size) {}
+  Decoder(const uint8_t *data, uint64_t size, LaunchConfigTable &launch)
+      : data(data), r(data, size), launch(launch) {}
 
   bool decode(Artifact &a) {
     bool seen[kNumFields] = {};
@@ -259,6 +271,9 @@ private:
       return regions(a.regions);
     case kControlOps:
       return controlOps(a.controlOps);
+    case kLaunchConfigs:
+      launch.present = true;
+      return launchConfigs(launch.targets);
     }
     return true;
   }
@@ -481,9 +496,40 @@ private:
     return true;
   }
 
+  bool launchConfigs(std::vector<TargetLaunchConfigs> &out) {
+    uint32_t n = 0;
+    where = "the launch configs";
+    if (!count(n, /*minBytes=*/8))
+      return false;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "the launch configs of target " + std::to_string(i);
+      TargetLaunchConfigs &t = out[i];
+      uint32_t numConfigs = 0;
+      if (!str(t.target) || !count(numConfigs, /*minBytes=*/64))
+        return false;
+      t.configs.resize(numConfigs);
+      for (uint32_t k = 0; k < numConfigs; ++k) {
+        where = "launch config " + std::to_string(k) + " of target " +
+                std::to_string(i);
+        LaunchConfig &c = t.configs[k];
+        for (uint32_t &size : c.workgroupSize)
+          if (!u32(size))
+            return false;
+        for (WorkgroupAxis &axis : c.workgroupCount)
+          if (!indices(axis.dims) || !u64(axis.tile))
+            return false;
+        if (!u64(c.sharedMemoryBytes) || !u64(c.scratchBytes))
+          return false;
+      }
+    }
+    return true;
+  }
+
   const uint8_t *data;
   ByteReader r;
   std::string where;
+  LaunchConfigTable &launch;
 };
 
 } // namespace
@@ -574,11 +620,31 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
         w.string(op.onnxOp);
       }
     });
+  if (!a.binaries.empty())
+    writeField(w, kLaunchConfigs, [&] {
+      w.u32(static_cast<uint32_t>(a.binaries.size()));
+      for (const TargetBinary &bin : a.binaries) {
+        // The name its section gets (serialize() truncates it the same way).
+        w.string(bin.target.substr(0, kMaxTargetNameLength));
+        w.u32(static_cast<uint32_t>(bin.launchConfigs.size()));
+        for (const LaunchConfig &c : bin.launchConfigs) {
+          for (uint32_t size : c.workgroupSize)
+            w.u32(size);
+          for (const WorkgroupAxis &axis : c.workgroupCount) {
+            writeIndices(w, axis.dims);
+            w.u64(axis.tile);
+          }
+          w.u64(c.sharedMemoryBytes);
+          w.u64(c.scratchBytes);
+        }
+      }
+    });
 }
 
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
-                    std::string &error) {
-  Decoder d(data, size);
+                    std::string &error, LaunchConfigTable *launchConfigs) {
+  LaunchConfigTable ignored;
+  Decoder d(data, size, launchConfigs ? *launchConfigs : ignored);
   if (d.decode(artifact))
     return true;
   error = d.error;

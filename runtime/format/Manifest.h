@@ -16,6 +16,17 @@
 
 namespace tessel::format {
 
+/// Manifest field 13 (format 3.3) as decoded: the launch configs of each
+/// target, which belong to the binaries, which are sections of their own.
+struct TargetLaunchConfigs {
+  std::string target;
+  std::vector<LaunchConfig> configs;
+};
+struct LaunchConfigTable {
+  bool present = false; ///< false for a manifest of format 3.0-3.2
+  std::vector<TargetLaunchConfigs> targets;
+};
+
 /// Appends the manifest encoding of `artifact` to `out`.
 void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 
@@ -23,9 +34,12 @@ void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 /// `artifact` (signatures, buffers, kernels, plan, shape program, names).
 /// Skips unknown optional fields; rejects unknown required ones, duplicate
 /// fields, missing required fields and payloads not consumed exactly.
-/// Checks the encoding only; validate() checks what it means.
+/// Checks the encoding only; validate() checks what it means. Field 13
+/// goes into `launchConfigs` (dropped when null); attaching it to the
+/// binaries is the caller's (deserialize()).
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
-                    std::string &error);
+                    std::string &error,
+                    LaunchConfigTable *launchConfigs = nullptr);
 
 } // namespace tessel::format
 

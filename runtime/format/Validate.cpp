@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "format/Artifact.h"
+#include "format/ValidateLaunch.h"
 
 #include <algorithm>
 #include <map>
@@ -1036,10 +1037,12 @@ private:
 
 bool validate(const Artifact &artifact, std::string &error) {
   Validator v(artifact);
-  if (v.run())
-    return true;
-  error = v.error;
-  return false;
+  if (!v.run()) {
+    error = v.error;
+    return false;
+  }
+  // Last: these read the kernels, the plan and the binaries checked above.
+  return validateLaunchConfigs(artifact, error);
 }
 
 } // namespace tessel::format

@@ -65,11 +65,10 @@ std::string decodeError(const std::vector<uint8_t> &f) {
 /// A small artifact with fake binaries (the codec does not look inside).
 Artifact small() {
   Artifact a = test::weightModel({false, false, false});
-  a.binaries.push_back({"cpu",
+  test::addBinary(a, "cpu",
                         TargetBinary::Format::ElfSharedObject,
-                        {0x7f, 'E', 'L', 'F', 1, 2, 3}});
-  a.binaries.push_back(
-      {"cuda:sm_90a", TargetBinary::Format::Ptx, {'.', 'v', 'e', 'r'}});
+                        {0x7f, 'E', 'L', 'F', 1, 2, 3});
+  test::addBinary(a, "cuda:sm_90a", TargetBinary::Format::Ptx, {'.', 'v', 'e', 'r'});
   return a;
 }
 
@@ -83,8 +82,8 @@ void expectSameShape(const Shape &a, const Shape &b) {
 
 TEST(ArtifactCodec, RoundTripPreservesEverything) {
   Artifact in = test::addModel({false, false, false});
-  in.binaries.push_back({"rocm:gfx90a:xnack-", TargetBinary::Format::Hsaco,
-                         std::vector<uint8_t>(5000, 0xCD)});
+  test::addBinary(in, "rocm:gfx90a:xnack-", TargetBinary::Format::Hsaco,
+                         std::vector<uint8_t>(5000, 0xCD));
   in.cpuFeatures = {"avx2", "fma"};
   std::vector<uint8_t> bytes = serialize(in);
   Artifact out;
@@ -453,7 +452,7 @@ TEST(ManifestFields, UnknownRequiredFieldIsRejected) {
   fields.push_back(Field{0x80000010, {1, 2, 3}});
   EXPECT_EQ(manifestError(joinFields(fields)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.2): the artifact needs a newer runtime");
+            "runtime (format 3.3): the artifact needs a newer runtime");
   fields = sampleFields();
   fields.insert(fields.begin(), Field{0x80000000, {}}); // id 0 is unknown
   EXPECT_THAT(manifestError(joinFields(fields)),
@@ -579,7 +578,7 @@ TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   required.insert(required.end(), field.begin(), field.end());
   EXPECT_EQ(decodeError(withManifest(f, required)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.2): the artifact needs a newer runtime");
+            "runtime (format 3.3): the artifact needs a newer runtime");
 }
 
 TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {
@@ -728,6 +727,209 @@ TEST(ArtifactCodec, DTypesAndShapes) {
   EXPECT_STREQ(dtypeName(static_cast<DType>(99)), "unknown");
   EXPECT_EQ(formatShape({{-1, "batch"}, {3, ""}}), "[batch, 3]");
   EXPECT_EQ(formatShape({}), "[]");
+}
+
+//===----------------------------------------------------------------------===//
+// Launch configs (format 3.3, manifest field 13)
+//===----------------------------------------------------------------------===//
+
+/// addModel with a CPU, a CUDA and a ROCm binary (fake bytes) whose
+/// configs use every field.
+Artifact withLaunchConfigs() {
+  Artifact a = test::addModel({false, false, false});
+  a.plan[0].workSize = {{-1, "batch"}, {3, ""}, {1, ""}};
+  a.plan[1].workSize = a.plan[0].workSize;
+  test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject, {1, 2});
+  test::addBinary(a, "cuda:sm_90", TargetBinary::Format::Ptx, {3});
+  test::addBinary(a, "rocm:gfx90a", TargetBinary::Format::Hsaco, {4});
+  LaunchConfig &cpu = a.binaries[0].launchConfigs[0];
+  cpu.workgroupCount[0] = {{0}, 16};
+  cpu.workgroupCount[1] = {{1, 2}, 1};
+  cpu.scratchBytes = 1 << 20;
+  LaunchConfig &cuda = a.binaries[1].launchConfigs[0];
+  cuda.workgroupSize[0] = 64;
+  cuda.workgroupSize[1] = 4;
+  cuda.workgroupSize[2] = 2;
+  cuda.workgroupCount[0] = {{0, 2}, 64};
+  cuda.workgroupCount[2] = {{1}, 3};
+  cuda.sharedMemoryBytes = 49152;
+  a.binaries[2].launchConfigs[1].workgroupSize[0] = 1024;
+  return a;
+}
+
+void expectSameConfigs(const std::vector<LaunchConfig> &a,
+                       const std::vector<LaunchConfig> &b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    SCOPED_TRACE("kernel " + std::to_string(k));
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(a[k].workgroupSize[d], b[k].workgroupSize[d]) << d;
+      EXPECT_EQ(a[k].workgroupCount[d].dims, b[k].workgroupCount[d].dims) << d;
+      EXPECT_EQ(a[k].workgroupCount[d].tile, b[k].workgroupCount[d].tile) << d;
+    }
+    EXPECT_EQ(a[k].sharedMemoryBytes, b[k].sharedMemoryBytes);
+    EXPECT_EQ(a[k].scratchBytes, b[k].scratchBytes);
+  }
+}
+
+TEST(LaunchConfigs, RoundTrip) {
+  Artifact in = withLaunchConfigs();
+  std::string error;
+  ASSERT_TRUE(validate(in, error)) << error;
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact out;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
+  ASSERT_EQ(out.binaries.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(in.binaries[i].target);
+    EXPECT_EQ(out.binaries[i].target, in.binaries[i].target);
+    expectSameConfigs(out.binaries[i].launchConfigs,
+                      in.binaries[i].launchConfigs);
+  }
+}
+
+TEST(LaunchConfigs, AreARequiredFieldWrittenWheneverThereAreBinaries) {
+  std::vector<uint8_t> m;
+  encodeManifest(withLaunchConfigs(), m);
+  std::vector<Field> fields = splitFields(m);
+  ASSERT_EQ(fields.size(), 10u);
+  EXPECT_EQ(fields.back().tag, 13u | 0x80000000u);
+  // Without binaries there is nothing to launch: a 3.0 manifest.
+  m.clear();
+  encodeManifest(test::addModel({false, false, false}), m);
+  EXPECT_EQ(splitFields(m).size(), 9u);
+}
+
+/// `f` (a serialized withLaunchConfigs()) without manifest field 13 and
+/// with the header's minor version set to `minor`.
+std::vector<uint8_t> withoutLaunchConfigs(const std::vector<uint8_t> &f,
+                                          uint32_t minor) {
+  size_t e = entry(f, 0);
+  std::vector<uint8_t> m(f.begin() + rd64(f, e + 8),
+                         f.begin() + rd64(f, e + 8) + rd64(f, e + 16));
+  std::vector<Field> fields = splitFields(m);
+  EXPECT_EQ(fields.back().tag, 0x8000000du);
+  fields.pop_back();
+  std::vector<uint8_t> g = withManifest(f, joinFields(fields));
+  wr32(g, 12, minor);
+  return g;
+}
+
+TEST(LaunchConfigs, AnOlderArtifactGetsTheLegacyConfigs) {
+  std::vector<uint8_t> f = serialize(withLaunchConfigs());
+  std::vector<uint8_t> legacy = withoutLaunchConfigs(f, 2);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(legacy.data(), legacy.size(), out, error)) << error;
+  ASSERT_EQ(out.binaries.size(), 3u);
+  // CPU: one workgroup per launch, whatever the work.
+  for (const LaunchConfig &c : out.binaries[0].launchConfigs) {
+    EXPECT_EQ(c.workgroupSize[0] * c.workgroupSize[1] * c.workgroupSize[2],
+              1u);
+    for (const WorkgroupAxis &axis : c.workgroupCount)
+      EXPECT_TRUE(axis.dims.empty());
+    EXPECT_EQ(c.sharedMemoryBytes, 0u);
+  }
+  // GPUs: 256 threads, axis x over every work dim of the kernel's launches
+  // (add: 3 dims; sum_all: none), tile 256.
+  for (size_t i : {1, 2}) {
+    SCOPED_TRACE(out.binaries[i].target);
+    const std::vector<LaunchConfig> &c = out.binaries[i].launchConfigs;
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_EQ(c[0].workgroupSize[0], 256u);
+    EXPECT_EQ(c[0].workgroupSize[1], 1u);
+    EXPECT_EQ(c[0].workgroupSize[2], 1u);
+    EXPECT_EQ(c[0].workgroupCount[0].dims, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_EQ(c[0].workgroupCount[0].tile, 256u);
+    EXPECT_TRUE(c[0].workgroupCount[1].dims.empty());
+    EXPECT_TRUE(c[0].workgroupCount[2].dims.empty());
+    EXPECT_EQ(c[1].workgroupSize[0], 256u);
+    EXPECT_TRUE(c[1].workgroupCount[0].dims.empty());
+  }
+  // A 3.3 file always has the field: one without it was cut short.
+  std::vector<uint8_t> cut = withoutLaunchConfigs(f, 3);
+  EXPECT_EQ(decodeError(cut), "manifest lacks field 13 (launchConfigs), "
+                              "which format 3.3 has whenever there are "
+                              "binaries");
+}
+
+TEST(LaunchConfigs, EachBinaryHasExactlyOneEntry) {
+  Artifact a = withLaunchConfigs();
+  // The manifest of an artifact with one more binary, in a file without it.
+  Artifact more = a;
+  test::addBinary(more, "cuda:sm_80", TargetBinary::Format::Ptx, {5});
+  std::vector<uint8_t> m;
+  encodeManifest(more, m);
+  std::vector<uint8_t> f = serialize(a);
+  // withManifest needs room before the next section: the manifest is small.
+  EXPECT_EQ(decodeError(withManifest(f, m)),
+            "manifest field 13 (launchConfigs) names target 'cuda:sm_80', "
+            "which has no binary section");
+  // The other way round: a binary section without an entry.
+  Artifact fewer = a;
+  fewer.binaries.pop_back();
+  m.clear();
+  encodeManifest(fewer, m);
+  EXPECT_EQ(decodeError(withManifest(f, m)),
+            "binary 'rocm:gfx90a' has no entry in manifest field 13 "
+            "(launchConfigs)");
+  // Two entries for one binary.
+  Artifact twice = a;
+  twice.binaries.push_back(a.binaries[2]);
+  m.clear();
+  encodeManifest(twice, m);
+  EXPECT_EQ(decodeError(withManifest(f, m)),
+            "manifest field 13 (launchConfigs) names target 'rocm:gfx90a' "
+            "more often than there are binaries of it");
+}
+
+TEST(LaunchConfigs, TruncatedEntriesNameTheElement) {
+  std::vector<uint8_t> m;
+  encodeManifest(withLaunchConfigs(), m);
+  std::vector<Field> fields = splitFields(m);
+  std::vector<Field> cut = fields;
+  cut.back().payload.pop_back(); // the scratch bytes of the last config
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading launch config 1 of "
+            "target 2)");
+  cut = fields;
+  wr32(cut.back().payload, 0, 0x7fffffff);
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the launch configs)");
+}
+
+TEST(LaunchConfigs, WorkgroupCount) {
+  LaunchConfig c;
+  c.workgroupCount[0] = {{0, 2}, 64};
+  c.workgroupCount[2] = {{1}, 3};
+  uint64_t count[3];
+  std::string error;
+  ASSERT_TRUE(workgroupCount(c, {10, 7, 13}, count, error)) << error;
+  EXPECT_EQ(count[0], 3u); // ceil(130 / 64)
+  EXPECT_EQ(count[1], 1u); // no dims
+  EXPECT_EQ(count[2], 3u); // ceil(7 / 3)
+  ASSERT_TRUE(workgroupCount(c, {10, 6, 0}, count, error)) << error;
+  EXPECT_EQ(count[0], 0u); // nothing to do
+  EXPECT_EQ(count[2], 2u);
+  ASSERT_TRUE(workgroupCount(LaunchConfig(), {}, count, error)) << error;
+  EXPECT_EQ(count[0] * count[1] * count[2], 1u);
+  // Errors, never undefined behaviour.
+  EXPECT_FALSE(workgroupCount(c, {10, 7}, count, error));
+  EXPECT_EQ(error,
+            "workgroup axis x names work dim 2, but the launch has 2 work dims");
+  int64_t big = int64_t(1) << 40;
+  EXPECT_FALSE(workgroupCount(c, {big, 1, big}, count, error));
+  EXPECT_EQ(error, "workgroup axis x: the product of its work sizes overflows");
+  EXPECT_FALSE(workgroupCount(c, {-1, 1, 1}, count, error));
+  EXPECT_EQ(error, "work dim 0 is -1");
+  c.workgroupCount[1].tile = 0;
+  EXPECT_FALSE(workgroupCount(c, {1, 1, 1}, count, error));
+  EXPECT_EQ(error, "workgroup axis y has tile 0");
+  // The largest product still rounds up without overflow.
+  LaunchConfig one;
+  one.workgroupCount[0] = {{0, 1}, 256};
+  ASSERT_TRUE(workgroupCount(one, {INT64_MAX, 2}, count, error)) << error;
+  EXPECT_EQ(count[0], (uint64_t(INT64_MAX) * 2) / 256 + 1);
 }
 
 } // namespace

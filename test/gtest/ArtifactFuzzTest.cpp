@@ -122,18 +122,17 @@ std::vector<uint8_t> sample() {
   check.operands = {{-1, "k0"}, {3, ""}};
   check.message = "dims must agree";
   a.shapeProgram.push_back(check);
-  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
-                        std::vector<uint8_t>(100, 0x7f)});
-  a.binaries.push_back(
-      {"cuda:sm_80", TargetBinary::Format::Ptx, std::vector<uint8_t>(50, '.')});
+  test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject,
+                        std::vector<uint8_t>(100, 0x7f));
+  test::addBinary(a, "cuda:sm_80", TargetBinary::Format::Ptx, std::vector<uint8_t>(50, '.'));
   return serialize(a);
 }
 
 /// The nested If-in-Loop model: regions, steps and control ops.
 std::vector<uint8_t> controlFlowSample() {
   Artifact a = test::nestedModel({false, false, false});
-  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject,
-                        std::vector<uint8_t>(100, 0x7f)});
+  test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject,
+                        std::vector<uint8_t>(100, 0x7f));
   return serialize(a);
 }
 

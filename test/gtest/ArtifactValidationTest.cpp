@@ -36,7 +36,7 @@ Artifact base() {
   w.weightSize = 8;
   a.buffers.push_back(w);
   a.weights.resize(128);
-  a.binaries.push_back({"cpu", TargetBinary::Format::ElfSharedObject, {1}});
+  test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject, {1});
   return a;
 }
 
@@ -691,6 +691,109 @@ TEST_P(Validation, IsRejectedWithAMessageNamingTheCulprit) {
 
 INSTANTIATE_TEST_SUITE_P(Artifact, Validation, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return info.param.name; });
+
+/// Breaks of the launch configs (format 3.3), on base() with a CUDA binary
+/// besides the CPU one (binary 1: workgroups of 256 threads, axis x over
+/// the work dim of `add`, launched by launches 0 and 1 over [batch]).
+const Case kLaunchCases[] = {
+    {"OneConfigPerKernel",
+     [](Artifact &a) { a.binaries[0].launchConfigs.pop_back(); },
+     "target 'cpu': 1 launch configs for 2 kernels (one per kernel)"},
+    {"CpuWorkgroupOfMoreThanOneThread",
+     [](Artifact &a) { a.binaries[0].launchConfigs[1].workgroupSize[1] = 4; },
+     "target 'cpu', kernel 'sum_all': workgroup size 1x4x1 on the CPU, which "
+     "runs workgroups of one thread (1x1x1)"},
+    {"CpuSharedMemory",
+     [](Artifact &a) { a.binaries[0].launchConfigs[0].sharedMemoryBytes = 16; },
+     "target 'cpu', kernel 'add': 16 bytes of shared memory on the CPU, which "
+     "has none"},
+    {"ZeroWorkgroupSize",
+     [](Artifact &a) { a.binaries[1].launchConfigs[0].workgroupSize[2] = 0; },
+     "target 'cuda:sm_80', kernel 'add': workgroup size 256x1x0 is 0 along z "
+     "(each must be 1 to 1024)"},
+    {"WorkgroupSizeAbove1024",
+     [](Artifact &a) { a.binaries[1].launchConfigs[0].workgroupSize[0] = 2048; },
+     "target 'cuda:sm_80', kernel 'add': workgroup size 2048x1x1 is 2048 "
+     "along x (each must be 1 to 1024)"},
+    {"WorkgroupOfMoreThan1024Threads",
+     [](Artifact &a) { a.binaries[1].launchConfigs[0].workgroupSize[1] = 8; },
+     "target 'cuda:sm_80', kernel 'add': workgroup size 256x8x1 has 2048 "
+     "threads (at most 1024)"},
+    {"ZeroTile",
+     [](Artifact &a) {
+       a.binaries[1].launchConfigs[1].workgroupCount[2].tile = 0;
+     },
+     "target 'cuda:sm_80', kernel 'sum_all': workgroup axis 2 has tile 0 "
+     "(must be > 0)"},
+    {"DimsOutOfOrder",
+     [](Artifact &a) {
+       a.plan[0].workSize = {sym("batch"), lit(1), lit(1)};
+       a.plan[1].workSize = a.plan[0].workSize;
+       a.binaries[1].launchConfigs[0].workgroupCount[0].dims = {0, 2, 1};
+     },
+     "target 'cuda:sm_80', kernel 'add': workgroup axis 0 names work dim 1 "
+     "after work dim 2 (dims must be strictly increasing)"},
+    {"DimTwiceInOneAxis",
+     [](Artifact &a) {
+       a.binaries[0].launchConfigs[0].workgroupCount[1].dims = {0, 0};
+     },
+     "target 'cpu', kernel 'add': workgroup axis 1 names work dim 0 after "
+     "work dim 0"},
+    {"DimInTwoAxes",
+     [](Artifact &a) {
+       a.binaries[1].launchConfigs[0].workgroupCount[2].dims = {0};
+     },
+     "target 'cuda:sm_80', kernel 'add': work dim 0 is in workgroup axes 0 "
+     "and 2"},
+    {"DimPastTheWorkSizeOfOneLaunch",
+     [](Artifact &a) {
+       // Launch 0 has two work dims; launch 1, of the same kernel, one.
+       a.plan[0].workSize = {sym("batch"), lit(1)};
+       a.binaries[0].launchConfigs[0].workgroupCount[1].dims = {1};
+     },
+     "target 'cpu', kernel 'add': workgroup axis 1 names work dim 1, but "
+     "launch 1 has 1 work dims"},
+    {"DimPastAnyWorkSize",
+     [](Artifact &a) {
+       a.binaries[0].launchConfigs[1].workgroupCount[0].dims = {40};
+     },
+     "target 'cpu', kernel 'sum_all': workgroup axis 0 names work dim 40 (a "
+     "work size has at most 32 dims)"},
+};
+
+class LaunchValidation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LaunchValidation, IsRejectedWithAMessageNamingTheCulprit) {
+  Artifact a = base();
+  test::addBinary(a, "cuda:sm_80", TargetBinary::Format::Ptx, {1});
+  std::string error;
+  ASSERT_TRUE(validate(a, error)) << error;
+  GetParam().mutate(a);
+  expectRejected(a, GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Artifact, LaunchValidation,
+                         ::testing::ValuesIn(kLaunchCases),
+                         [](const auto &info) { return info.param.name; });
+
+TEST(LaunchValidation, ConfigsOfEveryShapeThatFitPass) {
+  Artifact a = base();
+  a.plan[0].workSize = {sym("batch"), lit(3), lit(1)};
+  a.plan[1].workSize = {lit(2), sym("batch"), lit(5)};
+  test::addBinary(a, "rocm:gfx90a", TargetBinary::Format::Hsaco, {1});
+  LaunchConfig &gpu = a.binaries[1].launchConfigs[0];
+  gpu.workgroupSize[0] = 32;
+  gpu.workgroupSize[1] = 32;
+  gpu.workgroupCount[0] = {{0, 2}, 64};
+  gpu.workgroupCount[1] = {{}, 1};
+  gpu.workgroupCount[2] = {{1}, 1};
+  gpu.sharedMemoryBytes = 49152;
+  LaunchConfig &cpu = a.binaries[0].launchConfigs[0];
+  cpu.workgroupCount[1] = {{1}, 2};
+  cpu.scratchBytes = 4096;
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+}
 
 class ProgramValidation : public ::testing::TestWithParam<Case> {};
 

@@ -212,10 +212,9 @@ TEST(FakeGpu, HipLaunchGeometryAndRelease) {
 TEST(FakeGpu, NoBinaryForTheDeviceArchitecture) {
   test::registerFakeDrivers();
   format::Artifact model = test::addModel({true, false, false});
-  model.binaries.push_back(
-      {"cuda:sm_90", format::TargetBinary::Format::Ptx, test::cudaKernels()});
-  model.binaries.push_back({"rocm:gfx942", format::TargetBinary::Format::Hsaco,
-                            test::rocmKernels()});
+  test::addBinary(model, "cuda:sm_90", format::TargetBinary::Format::Ptx, test::cudaKernels());
+  test::addBinary(model, "rocm:gfx942", format::TargetBinary::Format::Hsaco,
+                            test::rocmKernels());
   std::vector<uint8_t> bytes = format::serialize(model);
   tessel_artifact_t *artifact = nullptr;
   ASSERT_EQ(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact),
@@ -254,7 +253,7 @@ format::Artifact withTargets(std::initializer_list<const char *> targets) {
                : s.rfind("rocm:", 0) == 0
                    ? format::TargetBinary::Format::Hsaco
                    : format::TargetBinary::Format::ElfSharedObject;
-    a.binaries.push_back({s, fmt, {}});
+    a.binaries.push_back({s, fmt, {}, {}});
   }
   return a;
 }

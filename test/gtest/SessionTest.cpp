@@ -1083,9 +1083,9 @@ TEST(SessionCreate, MissingKernelSymbolAndBrokenBinary) {
                        "'Add_0', Add): no symbol nonexistent_packed");
 
   model = test::addModel({false, false, false});
-  model.binaries.push_back({"cpu",
+  test::addBinary(model, "cpu",
                             format::TargetBinary::Format::ElfSharedObject,
-                            {'n', 'o', 't', ' ', 'e', 'l', 'f'}});
+                            {'n', 'o', 't', ' ', 'e', 'l', 'f'});
   r = createCpuSession(model);
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
   EXPECT_THAT(r.message, StartsWith("cannot load the CPU binary: "));

@@ -19,6 +19,16 @@ using format::Dim;
 using format::DType;
 using format::Shape;
 
+void addBinary(format::Artifact &a, const std::string &target,
+               format::TargetBinary::Format fmt, std::vector<uint8_t> bytes) {
+  format::TargetBinary bin;
+  bin.target = target;
+  bin.format = fmt;
+  bin.bytes = std::move(bytes);
+  bin.launchConfigs = format::legacyLaunchConfigs(a, fmt);
+  a.binaries.push_back(std::move(bin));
+}
+
 namespace {
 
 Dim sym(const std::string &name) { return Dim{-1, name}; }
@@ -26,14 +36,11 @@ Dim lit(int64_t v) { return Dim{v, ""}; }
 
 void addBinaries(format::Artifact &a, Targets t) {
   if (t.cpu)
-    a.binaries.push_back(
-        {"cpu", format::TargetBinary::Format::ElfSharedObject, cpuKernels()});
+    addBinary(a, "cpu", format::TargetBinary::Format::ElfSharedObject, cpuKernels());
   if (t.cuda)
-    a.binaries.push_back(
-        {"cuda:sm_80", format::TargetBinary::Format::Ptx, cudaKernels()});
+    addBinary(a, "cuda:sm_80", format::TargetBinary::Format::Ptx, cudaKernels());
   if (t.rocm)
-    a.binaries.push_back(
-        {"rocm:gfx90a", format::TargetBinary::Format::Hsaco, rocmKernels()});
+    addBinary(a, "rocm:gfx90a", format::TargetBinary::Format::Hsaco, rocmKernels());
 }
 
 Buffer buffer(Buffer::Kind kind, Shape shape, DType dtype = DType::F32) {

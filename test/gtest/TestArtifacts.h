@@ -66,6 +66,13 @@ format::Artifact ifModel(Targets targets = {});
 format::Artifact loopModel(Targets targets = {});
 format::Artifact nestedModel(Targets targets = {});
 
+/// Appends a binary of `target` to `a` with the launch configs of a 3.2
+/// artifact (format::legacyLaunchConfigs) for the kernels and the plan `a`
+/// has now: one workgroup per launch on the CPU, the 1-D grid of 256
+/// threads per block over all the work on GPUs.
+void addBinary(format::Artifact &a, const std::string &target,
+               format::TargetBinary::Format fmt, std::vector<uint8_t> bytes);
+
 /// A shape instruction of `kind` for ONNX node `node` of type `type`.
 format::ShapeOp shapeOp(format::ShapeOp::Kind kind, format::Shape operands,
                         format::Shape results, const std::string &node,
