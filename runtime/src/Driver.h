@@ -31,9 +31,18 @@ public:
   virtual ~Executable() = default;
 
   /// Enqueues kernel `kernel` (an index into Artifact::kernels) with the
-  /// argument array of docs/design.md "Kernel ABI". GPU drivers spread
-  /// `workItems` over a 1-D grid and skip the launch when it is 0.
-  virtual Status launch(uint32_t kernel, void **params, uint64_t workItems) = 0;
+  /// argument array of docs/design.md "Kernel ABI" over the grid its
+  /// binary's launch config gives for the work sizes `work` (the launch's
+  /// Launch::workSize, resolved; see format::workgroupCount). A grid
+  /// without workgroups launches nothing.
+  virtual Status launch(uint32_t kernel, void **params,
+                        const std::vector<int64_t> &work) = 0;
+};
+
+/// How a session wants its executable to run.
+struct ExecutableOptions {
+  /// The most threads a CPU launch uses (>= 1); GPUs ignore it.
+  unsigned threads = 1;
 };
 
 /// One device of a driver. Addresses of device memory are `void *`; they
@@ -54,6 +63,7 @@ public:
   /// UNAVAILABLE when the artifact has no binary for this device,
   /// INVALID_ARTIFACT when the binary is broken or lacks a kernel.
   virtual Status loadExecutable(const format::Artifact &artifact,
+                                const ExecutableOptions &options,
                                 std::unique_ptr<Executable> &out) = 0;
 
   /// Allocates `bytes` (> 0) of device memory, 64-byte aligned or better.
@@ -115,20 +125,34 @@ createHipDriver(std::string name = "hip",
                 std::vector<std::string> libraries = {
                     "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"});
 
-/// Threads per block of GPU launches (docs/design.md "Kernel ABI").
-constexpr unsigned kGpuBlockSize = 256;
-/// The most blocks of a 1-D grid (CUDA's gridDim.x limit; HIP's grid of
-/// 2^32 work items allows fewer, checked by the HIP runtime itself).
-constexpr uint64_t kMaxGpuBlocks = 0x7fffffff;
-/// The 1-D grid of a GPU launch over `workItems` items: one thread per item
-/// (each kernel computes exactly the item of its global thread id, and
-/// threads past the last item do nothing), or 0 when that needs more than
-/// kMaxGpuBlocks blocks.
-inline uint64_t gpuGridSize(uint64_t workItems) {
-  uint64_t blocks =
-      workItems / kGpuBlockSize + (workItems % kGpuBlockSize != 0);
-  return blocks <= kMaxGpuBlocks ? blocks : 0;
-}
+//===----------------------------------------------------------------------===//
+// Launch grids
+//===----------------------------------------------------------------------===//
+
+/// The workgroup count of a launch of `config` over `work`
+/// (format::workgroupCount), and `total`, their product.
+/// RESOURCE_EXHAUSTED when the count cannot be represented.
+Status launchGrid(const format::LaunchConfig &config,
+                  const std::vector<int64_t> &work, uint64_t count[3],
+                  uint64_t &total);
+
+/// The most workgroups of a GPU grid along x, and along y and z (CUDA's
+/// gridDim limits; HIP's are no larger).
+constexpr uint64_t kMaxGpuGridX = 0x7fffffff;
+constexpr uint64_t kMaxGpuGridYZ = 65535;
+
+/// The grid of a GPU launch: `count` as launchGrid() gives it, `empty`
+/// when it has no workgroup (then nothing is launched).
+/// RESOURCE_EXHAUSTED, naming the axis, when an axis exceeds the GPU's
+/// limit or the shared memory does not fit the launch API's 32 bits.
+Status gpuGrid(const format::LaunchConfig &config,
+               const std::vector<int64_t> &work, unsigned grid[3],
+               bool &empty);
+
+/// UNAVAILABLE when a kernel of `binary` needs scratch memory per
+/// workgroup, which this runtime does not provide yet.
+Status checkScratch(const format::Artifact &artifact,
+                    const format::TargetBinary &binary);
 
 /// "artifact has no kernels for CUDA (targets: cpu, rocm:gfx90a)" -- the
 /// shared wording of the drivers' "no binary" errors.

@@ -17,6 +17,7 @@
 
 #include "Session.h"
 
+#include "ThreadPool.h"
 #include "format/MemoryPlan.h"
 
 #include <algorithm>
@@ -37,12 +38,17 @@ bool HostBuffer::allocate(uint64_t bytes) {
 
 Status Session::create(std::shared_ptr<const ArtifactImage> image,
                        std::shared_ptr<Device> device,
+                       const SessionOptions &options,
                        std::unique_ptr<Session> &out) {
   std::unique_ptr<Session> s(new Session);
   s->image = std::move(image);
   s->device = std::move(device);
+  s->threadCount = resolveThreadCount(options.threads);
   const format::Artifact &model = s->image->model();
-  TESSEL_RETURN_IF_ERROR(s->device->loadExecutable(model, s->executable));
+  ExecutableOptions exeOptions;
+  exeOptions.threads = s->threadCount;
+  TESSEL_RETURN_IF_ERROR(
+      s->device->loadExecutable(model, exeOptions, s->executable));
 
   uint64_t weightsSize = s->image->weightsSize();
   if (s->device->hostAddressable()) {
@@ -345,11 +351,8 @@ Status Session::runLaunch(uint32_t index, const SymbolBindings &bindings) {
   params.clear();
   for (size_t j = 0; j < launch.args.size(); ++j)
     params.addMemref(buffers[launch.args[j].buffer].ptr, dims[j]);
-  std::vector<int64_t> workDims;
-  TESSEL_RETURN_IF_ERROR(bindings.resolve(launch.workSize, workDims));
-  uint64_t work;
-  if (!elementCount(workDims, work))
-    return invalidArtifact(what + ": work size overflows");
+  std::vector<int64_t> work;
+  TESSEL_RETURN_IF_ERROR(bindings.resolve(launch.workSize, work));
   return std::move(executable->launch(launch.kernel, params.params(), work))
       .withPrefix(what);
 }

@@ -38,10 +38,17 @@ private:
   std::unique_ptr<uint8_t, Free> ptr;
 };
 
+/// How a session runs (tessel_session_options_t).
+struct SessionOptions {
+  /// The most threads a CPU launch uses; 0: the number of cores.
+  uint32_t threads = 0;
+};
+
 class Session {
 public:
   static Status create(std::shared_ptr<const ArtifactImage> image,
                        std::shared_ptr<Device> device,
+                       const SessionOptions &options,
                        std::unique_ptr<Session> &out);
   ~Session();
 
@@ -64,6 +71,8 @@ public:
   const format::ArenaPlan &arenaPlan() const { return memory.plan; }
   size_t arenaBuffers() const { return memory.plan.offsets.size(); }
   const format::Artifact &model() const { return image->model(); }
+  /// The threads CPU launches use (SessionOptions::threads resolved).
+  unsigned threads() const { return threadCount; }
 
 private:
   Session() = default;
@@ -198,6 +207,7 @@ private:
   /// A run started and did not finish: work it enqueued may be pending.
   bool unsettled = false;
   bool profiling = false;
+  unsigned threadCount = 1;
   std::vector<double> launchMs;
   /// Milliseconds per launch of the run in progress (when profiling).
   std::vector<double> runMs;

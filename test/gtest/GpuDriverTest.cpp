@@ -185,8 +185,8 @@ TEST(FakeGpu, CudaLaunchGeometryAndRelease) {
   long launchesBefore = fakeCounter(lib, "fake_cuda_launches");
   runAdd("cuda-fake", 1000, &session, &artifact, &device);
   EXPECT_EQ(fakeCounter(lib, "fake_cuda_launches") - launchesBefore, 2);
-  EXPECT_EQ(fakeCounter(lib, "fake_cuda_last_grid"), 4); // ceil(1000 / 256)
-  EXPECT_EQ(fakeCounter(lib, "fake_cuda_last_block"), 256);
+  EXPECT_EQ(fakeCounter(lib, "fake_cuda_last_grid_x"), 4); // ceil(1000 / 256)
+  EXPECT_EQ(fakeCounter(lib, "fake_cuda_last_block_x"), 256);
   EXPECT_GT(fakeCounter(lib, "fake_cuda_live_allocations"), 0);
   tessel_session_release(session);
   tessel_artifact_release(artifact);
@@ -201,7 +201,7 @@ TEST(FakeGpu, HipLaunchGeometryAndRelease) {
   tessel_artifact_t *artifact = nullptr;
   tessel_device_t *device = nullptr;
   runAdd("hip-fake", 513, &session, &artifact, &device);
-  EXPECT_EQ(fakeCounter(lib, "fake_hip_last_grid"), 3);
+  EXPECT_EQ(fakeCounter(lib, "fake_hip_last_grid_x"), 3);
   EXPECT_GT(fakeCounter(lib, "fake_hip_live_allocations"), 0);
   tessel_session_release(session);
   tessel_artifact_release(artifact);
@@ -332,17 +332,181 @@ TEST(RocmTarget, MatchesArchitectureAndFeatures) {
                           "(gfx1101) (targets: rocm:gfx1100)"));
 }
 
-TEST(GpuLaunch, GridCoversTheWorkUpTo65535Blocks) {
-  EXPECT_EQ(kGpuBlockSize, 256u);
-  EXPECT_EQ(gpuGridSize(0), 0u);
-  EXPECT_EQ(gpuGridSize(1), 1u);
-  EXPECT_EQ(gpuGridSize(256), 1u);
-  EXPECT_EQ(gpuGridSize(257), 2u);
-  EXPECT_EQ(gpuGridSize(uint64_t(65535) * 256), 65535u);
-  EXPECT_EQ(gpuGridSize(uint64_t(65535) * 256 + 1), 65536u);
-  EXPECT_EQ(gpuGridSize(kMaxGpuBlocks * 256), kMaxGpuBlocks);
-  EXPECT_EQ(gpuGridSize(kMaxGpuBlocks * 256 + 1), 0u);
-  EXPECT_EQ(gpuGridSize(~uint64_t(0) / 2), 0u);
+/// A grid of `work` under `config` as the GPU drivers compute it, or the
+/// error.
+std::string gridOf(const format::LaunchConfig &config,
+                   const std::vector<int64_t> &work) {
+  unsigned grid[3] = {0, 0, 0};
+  bool empty = false;
+  Status s = gpuGrid(config, work, grid, empty);
+  if (!s)
+    return std::string(tessel_status_code_name(s.code())) + ": " + s.message();
+  if (empty)
+    return "empty";
+  return std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+         std::to_string(grid[2]);
+}
+
+TEST(GpuLaunch, GridFromTheConfigWithinTheGpuLimits) {
+  format::LaunchConfig c;
+  c.workgroupCount[0] = {{0}, 256};
+  c.workgroupCount[1] = {{1, 2}, 1};
+  EXPECT_EQ(gridOf(c, {1, 1, 1}), "1x1x1");
+  EXPECT_EQ(gridOf(c, {257, 3, 5}), "2x15x1");
+  EXPECT_EQ(gridOf(c, {0, 3, 5}), "empty");
+  EXPECT_EQ(gridOf(c, {5, 0, 5}), "empty");
+  EXPECT_EQ(gridOf(c, {int64_t(kMaxGpuGridX) * 256, 1, 65535}),
+            "2147483647x65535x1");
+  EXPECT_EQ(gridOf(c, {int64_t(kMaxGpuGridX) * 256 + 1, 1, 1}),
+            "RESOURCE_EXHAUSTED: the launch needs 2147483648 workgroups along "
+            "x, more than a GPU grid has (2147483647)");
+  EXPECT_EQ(gridOf(c, {1, 256, 256}),
+            "RESOURCE_EXHAUSTED: the launch needs 65536 workgroups along y, "
+            "more than a GPU grid has (65535)");
+  EXPECT_EQ(gridOf(c, {int64_t(1) << 40, int64_t(1) << 40, int64_t(1) << 40}),
+            "RESOURCE_EXHAUSTED: cannot compute the launch grid: workgroup "
+            "axis y: the product of its work sizes overflows");
+  c.workgroupCount[2] = {{3}, 2};
+  EXPECT_EQ(gridOf(c, {1, 1, 1, 131072}),
+            "RESOURCE_EXHAUSTED: the launch needs 65536 workgroups along z, "
+            "more than a GPU grid has (65535)");
+  c.sharedMemoryBytes = uint64_t(1) << 32;
+  EXPECT_EQ(gridOf(c, {1, 1, 1, 1}),
+            "RESOURCE_EXHAUSTED: the kernel needs 4294967296 bytes of shared "
+            "memory per workgroup");
+}
+
+/// The geometry of the last launch of a fake library ("fake_cuda", ...):
+/// grid x, y, z, block x, y, z, shared memory bytes.
+std::vector<long> lastLaunch(const std::string &library,
+                             const std::string &prefix) {
+  std::vector<long> g;
+  for (const char *field : {"grid_x", "grid_y", "grid_z", "block_x",
+                            "block_y", "block_z", "shared"})
+    g.push_back(fakeCounter(library, (prefix + "_last_" + field).c_str()));
+  return g;
+}
+
+/// Runs addModel's two adds, y = (a + b) + a over work sizes [n, 3], with
+/// `config` for `add` in both GPU binaries, on `spec`; a[i] = i, b[i] = 1.
+/// Returns y.
+std::vector<float> runAddWith(const std::string &spec,
+                              const format::LaunchConfig &config, size_t n) {
+  format::Artifact model = test::addModel({false, true, true});
+  model.plan.pop_back();
+  model.outputs.pop_back();
+  model.buffers.pop_back();
+  for (format::Launch &l : model.plan)
+    l.workSize = {{-1, "batch"}, {3, ""}};
+  for (format::TargetBinary &bin : model.binaries)
+    bin.launchConfigs[0] = config;
+  std::vector<uint8_t> bytes = format::serialize(model);
+  tessel_artifact_t *artifact = nullptr;
+  tessel_device_t *device = nullptr;
+  tessel_session_t *session = nullptr;
+  EXPECT_EQ(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact),
+            nullptr);
+  EXPECT_EQ(tessel_device_create(spec.c_str(), &device), nullptr);
+  EXPECT_EQ(tessel_session_create(artifact, device, &session), nullptr);
+  std::vector<float> a(n), b(n, 1.0f), y(n);
+  for (size_t i = 0; i < n; ++i)
+    a[i] = static_cast<float>(i);
+  int64_t dims[] = {int64_t(n)};
+  EXPECT_EQ(tessel_session_set_input(session, "a", TESSEL_DTYPE_FLOAT32, 1,
+                                     dims, a.data(), n * 4),
+            nullptr);
+  EXPECT_EQ(tessel_session_set_input(session, "b", TESSEL_DTYPE_FLOAT32, 1,
+                                     dims, b.data(), n * 4),
+            nullptr);
+  tessel_status_t s = tessel_session_run(session);
+  EXPECT_EQ(s, nullptr) << tessel_status_message(s);
+  tessel_status_free(s);
+  EXPECT_EQ(tessel_session_copy_output(session, "y", y.data(), n * 4),
+            nullptr);
+  tessel_session_release(session);
+  tessel_device_release(device);
+  tessel_artifact_release(artifact);
+  return y;
+}
+
+struct FakeGpu {
+  const char *device;
+  std::string library;
+  const char *prefix;
+};
+
+std::vector<FakeGpu> fakeGpus() {
+  return {{"cuda-fake", test::fakeCudaLibrary(), "fake_cuda"},
+          {"hip-fake", test::fakeHipLibrary(), "fake_hip"}};
+}
+
+TEST(FakeGpu, LaunchesExactlyTheGridAndBlockOfTheConfig) {
+  test::registerFakeDrivers();
+  // Blocks of 128 x 2 threads with 1 KiB of shared memory; x over the
+  // batch in tiles of 128, z over work dim 1 (3), y unused.
+  format::LaunchConfig c;
+  c.workgroupSize[0] = 128;
+  c.workgroupSize[1] = 2;
+  c.workgroupCount[0] = {{0}, 128};
+  c.workgroupCount[2] = {{1}, 1};
+  c.sharedMemoryBytes = 1024;
+  for (const FakeGpu &gpu : fakeGpus()) {
+    SCOPED_TRACE(gpu.device);
+    std::vector<float> y = runAddWith(gpu.device, c, 1000);
+    EXPECT_THAT(lastLaunch(gpu.library, gpu.prefix),
+                ElementsAre(8, 1, 3, 128, 2, 1, 1024));
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_EQ(y[i], 2.0f * i + 1) << i;
+  }
+}
+
+TEST(FakeGpu, AGridTooSmallForTheWorkShows) {
+  test::registerFakeDrivers();
+  // Tiles of 512 items for blocks of 128 threads: the kernels compute one
+  // item per thread, so only the first 128 items of each tile are done.
+  format::LaunchConfig c;
+  c.workgroupSize[0] = 128;
+  c.workgroupCount[0] = {{0}, 512};
+  for (const FakeGpu &gpu : fakeGpus()) {
+    SCOPED_TRACE(gpu.device);
+    std::vector<float> y = runAddWith(gpu.device, c, 1000);
+    EXPECT_THAT(lastLaunch(gpu.library, gpu.prefix),
+                ElementsAre(2, 1, 1, 128, 1, 1, 0));
+    EXPECT_EQ(y[255], 511.0f);
+    EXPECT_NE(y[256], 513.0f);
+    EXPECT_NE(y[999], 1999.0f);
+  }
+}
+
+TEST(FakeGpu, AnEmptyGridLaunchesNothing) {
+  test::registerFakeDrivers();
+  const std::string lib = test::fakeCudaLibrary();
+  long before = fakeCounter(lib, "fake_cuda_launches");
+  format::LaunchConfig c;
+  c.workgroupSize[0] = 256;
+  c.workgroupCount[0] = {{0}, 256};
+  runAddWith("cuda-fake", c, 0);
+  EXPECT_EQ(fakeCounter(lib, "fake_cuda_launches"), before);
+}
+
+TEST(FakeGpu, ScratchMemoryIsNotProvidedYet) {
+  test::registerFakeDrivers();
+  format::Artifact model = test::addModel({false, true, false});
+  model.binaries[0].launchConfigs[1].scratchBytes = 4096;
+  std::vector<uint8_t> bytes = format::serialize(model);
+  tessel_artifact_t *artifact = nullptr;
+  tessel_device_t *device = nullptr;
+  tessel_session_t *session = nullptr;
+  ASSERT_EQ(tessel_artifact_load_memory(bytes.data(), bytes.size(), &artifact),
+            nullptr);
+  ASSERT_EQ(tessel_device_create("cuda-fake", &device), nullptr);
+  tessel_status_t s = tessel_session_create(artifact, device, &session);
+  EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_UNAVAILABLE);
+  EXPECT_EQ(takeMessage(s), "the cuda:sm_80 kernel 'sum_all' needs 4096 bytes "
+                            "of scratch memory per workgroup, which this "
+                            "runtime does not provide yet");
+  tessel_device_release(device);
+  tessel_artifact_release(artifact);
 }
 
 } // namespace

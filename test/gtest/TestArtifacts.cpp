@@ -304,6 +304,31 @@ format::Artifact nestedModel(Targets targets) {
   return a;
 }
 
+format::Artifact tileModel() {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "tiles";
+  Shape grid = {sym("rows"), sym("cols")};
+  a.buffers = {buffer(Buffer::Kind::Input, grid, DType::I64),
+               buffer(Buffer::Kind::Output, grid, DType::I64)};
+  a.inputs = {{"x", DType::I64, grid, 0}};
+  a.outputs = {{"ids", DType::I64, grid, 1}};
+  a.kernels = {{"zero_i64", "Zero_0", "Zero"}, {"tile_ids", "Tiles_0", "Tiles"}};
+  a.plan = {{0, {{1, grid}}, {}}, {1, {{1, grid}}, grid}};
+  addBinary(a, "cpu", format::TargetBinary::Format::ElfSharedObject,
+            cpuKernels());
+  format::LaunchConfig &tiles = a.binaries[0].launchConfigs[1];
+  tiles.workgroupCount[0] = {{1}, 4};
+  tiles.workgroupCount[1] = {{0}, 2};
+  return a;
+}
+
+int64_t tileCode(int64_t rows, int64_t cols, int64_t r, int64_t c) {
+  int64_t countX = (cols + 3) / 4, countY = (rows + 1) / 2;
+  return 1 + c / 4 + 100 * (r / 2) + 1000000 * countX + 100000000 * countY +
+         10000000000;
+}
+
 std::vector<uint8_t> readBytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

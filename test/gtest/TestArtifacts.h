@@ -17,6 +17,13 @@
 //                node 'Reshape_0') into [r.d0, r.d1, r.d2], the view the
 //                probe kernel gets; p as in probeModel
 //
+//   tileModel:   input x: i64[rows, cols] (only its shape matters); output
+//                ids: i64[rows, cols] = zero_i64 (one workgroup), then
+//                tile_ids over a 2-D grid (format 3.3): axis x over the
+//                columns (work dim 1) in tiles of 4, axis y over the rows
+//                (work dim 0) in tiles of 2; each element gets the code of
+//                the workgroup that covers it (kernels/TestKernels.c). CPU
+//                only.
 //
 // Control flow (format 3.2), with the same kernels:
 //
@@ -65,6 +72,9 @@ format::Artifact reshapeModel(Targets targets = {});
 format::Artifact ifModel(Targets targets = {});
 format::Artifact loopModel(Targets targets = {});
 format::Artifact nestedModel(Targets targets = {});
+format::Artifact tileModel();
+/// What tileModel's output holds at (r, c) for `rows` x `cols`.
+int64_t tileCode(int64_t rows, int64_t cols, int64_t r, int64_t c);
 
 /// Appends a binary of `target` to `a` with the launch configs of a 3.2
 /// artifact (format::legacyLaunchConfigs) for the kernels and the plan `a`

@@ -1,16 +1,23 @@
 //===- CpuDriver.cpp - The host CPU driver --------------------------------===//
 //
 // Runs kernels compiled to an x86-64 shared object: each kernel K is called
-// through its `K_packed(void **params)` wrapper on the calling thread.
-// Device memory is host memory, so inputs, weights and outputs are used in
-// place and copies are plain memcpy.
+// through its `K_packed(void **params, const int64_t *workgroup)` wrapper
+// once per workgroup of the launch's grid (its launch config), the
+// workgroups split over the process's thread pool (ThreadPool.h) and the
+// calling thread, up to the session's thread count. A launch returns when
+// all its workgroups are done, so launches run in order. Device memory is
+// host memory, so inputs, weights and outputs are used in place and copies
+// are plain memcpy.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "ThreadPool.h"
 #include "drivers/cpu/MemoryLibrary.h"
 #include "format/CpuFeatures.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,7 +25,10 @@ namespace tessel::runtime {
 
 namespace {
 
-using PackedKernel = void (*)(void **);
+/// `workgroup` holds the workgroup's id x, y, z, then the count x, y, z.
+/// (Kernels of artifacts before 3.3 take only `params`: the extra argument
+/// is harmless under the x86-64 SysV ABI, and they run one workgroup.)
+using PackedKernel = void (*)(void **params, const int64_t *workgroup);
 
 /// Whether this CPU has feature `name` (CpuFeatures.h); `known` is false
 /// for a name this runtime does not know.
@@ -57,7 +67,9 @@ Status checkCpuFeatures(const std::vector<std::string> &features) {
 
 class CpuExecutable final : public Executable {
 public:
-  Status load(const format::Artifact &artifact) {
+  Status load(const format::Artifact &artifact,
+              const ExecutableOptions &options) {
+    threads = std::max(1u, options.threads);
     const format::TargetBinary *binary = nullptr;
     for (const format::TargetBinary &b : artifact.binaries)
       if (b.target == "cpu")
@@ -68,6 +80,8 @@ public:
     if (binary->format != format::TargetBinary::Format::ElfSharedObject)
       return invalidArtifact("the CPU binary is not an ELF shared object");
     TESSEL_RETURN_IF_ERROR(checkCpuFeatures(artifact.cpuFeatures));
+    TESSEL_RETURN_IF_ERROR(checkScratch(artifact, *binary));
+    configs = binary->launchConfigs;
     std::string error;
     if (!library.load(binary->bytes, error))
       return invalidArtifact("cannot load the CPU binary: " + error);
@@ -83,14 +97,41 @@ public:
     return Status::ok();
   }
 
-  Status launch(uint32_t kernel, void **params, uint64_t) override {
-    kernels[kernel](params);
+  Status launch(uint32_t kernel, void **params,
+                const std::vector<int64_t> &work) override {
+    uint64_t count[3], total = 0;
+    TESSEL_RETURN_IF_ERROR(launchGrid(configs[kernel], work, count, total));
+    if (total > uint64_t(INT64_MAX))
+      return resourceExhausted("a grid of " + std::to_string(total) +
+                               " workgroups is too large");
+    PackedKernel fn = kernels[kernel];
+    // Workgroup i of the contiguous chunks is (i mod cx, (i / cx) mod cy,
+    // i / (cx * cy)): x varies fastest. `params` is only read, by every
+    // thread.
+    const uint64_t cx = count[0], cy = count[1];
+    ThreadPool::shared().parallelFor(
+        total, threads, [&](uint64_t begin, uint64_t end) {
+          int64_t workgroup[6] = {0,
+                                  0,
+                                  0,
+                                  static_cast<int64_t>(count[0]),
+                                  static_cast<int64_t>(count[1]),
+                                  static_cast<int64_t>(count[2])};
+          for (uint64_t i = begin; i < end; ++i) {
+            workgroup[0] = static_cast<int64_t>(i % cx);
+            workgroup[1] = static_cast<int64_t>(i / cx % cy);
+            workgroup[2] = static_cast<int64_t>(i / (cx * cy));
+            fn(params, workgroup);
+          }
+        });
     return Status::ok();
   }
 
 private:
   MemoryLibrary library;
   std::vector<PackedKernel> kernels;
+  std::vector<format::LaunchConfig> configs;
+  unsigned threads = 1;
 };
 
 class CpuDevice final : public Device {
@@ -100,9 +141,10 @@ public:
   bool hostAddressable() const override { return true; }
 
   Status loadExecutable(const format::Artifact &artifact,
+                        const ExecutableOptions &options,
                         std::unique_ptr<Executable> &out) override {
     auto exe = std::make_unique<CpuExecutable>();
-    TESSEL_RETURN_IF_ERROR(exe->load(artifact));
+    TESSEL_RETURN_IF_ERROR(exe->load(artifact, options));
     out = std::move(exe);
     return Status::ok();
   }

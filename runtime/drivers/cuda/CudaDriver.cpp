@@ -3,8 +3,9 @@
 // Opens libcuda.so.1 on first use (so one build runs on machines without
 // CUDA), uses each device's primary context and one non-blocking stream, JIT
 // compiles the artifact's PTX best suited to the device, and launches each
-// kernel over a 1-D grid: blockDim 256, gridDim ceil(work / 256), one
-// thread per work item (docs/design.md, "Kernel ABI").
+// kernel over the grid of its launch config: gridDim the workgroup count,
+// blockDim the workgroup size, the config's shared memory (docs/design.md,
+// "Kernel ABI").
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,8 @@ public:
     if (index < 0)
       return unavailable(error);
     const format::TargetBinary &binary = artifact.binaries[index];
+    TESSEL_RETURN_IF_ERROR(checkScratch(artifact, binary));
+    configs = binary.launchConfigs;
     // The JIT reads PTX as a NUL-terminated string.
     std::string ptx(binary.bytes.begin(), binary.bytes.end());
     char log[8192] = {0};
@@ -96,25 +99,30 @@ public:
     return Status::ok();
   }
 
-  Status launch(uint32_t kernel, void **params, uint64_t work) override {
-    if (work == 0)
+  Status launch(uint32_t kernel, void **params,
+                const std::vector<int64_t> &work) override {
+    const format::LaunchConfig &c = configs[kernel];
+    unsigned grid[3];
+    bool empty = false;
+    TESSEL_RETURN_IF_ERROR(gpuGrid(c, work, grid, empty));
+    if (empty)
       return Status::ok();
-    uint64_t blocks = gpuGridSize(work);
-    if (blocks == 0)
-      return resourceExhausted("a launch of " + std::to_string(work) +
-                               " work items exceeds the largest 1-D grid");
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    return ctx->check(ctx->api->cuLaunchKernel(functions[kernel],
-                                               static_cast<unsigned>(blocks), 1,
-                                               1, kGpuBlockSize, 1, 1, 0,
-                                               ctx->stream, params, nullptr),
-                      "cuLaunchKernel");
+    return ctx->check(
+        ctx->api->cuLaunchKernel(
+            functions[kernel], grid[0], grid[1], grid[2], c.workgroupSize[0],
+            c.workgroupSize[1], c.workgroupSize[2],
+            static_cast<unsigned>(c.sharedMemoryBytes), ctx->stream, params,
+            nullptr),
+        "cuLaunchKernel");
   }
+
 
 private:
   std::shared_ptr<Context> ctx;
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;
+  std::vector<format::LaunchConfig> configs; ///< of the loaded binary
 };
 
 CUdeviceptr toDevice(const void *p) {
@@ -133,6 +141,7 @@ public:
   bool hostAddressable() const override { return false; }
 
   Status loadExecutable(const format::Artifact &artifact,
+                        const ExecutableOptions &,
                         std::unique_ptr<Executable> &out) override {
     auto exe = std::make_unique<CudaExecutable>(ctx);
     TESSEL_RETURN_IF_ERROR(exe->load(artifact, sm));

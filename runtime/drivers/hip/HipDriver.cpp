@@ -3,8 +3,8 @@
 // Opens libamdhip64.so on first use, gives each device one non-blocking
 // stream, loads the artifact's code object for the device's architecture
 // (see HipTarget.h; when the architecture cannot be read, each candidate is
-// tried) and launches kernels exactly like the CUDA driver: blockDim 256,
-// gridDim ceil(work / 256), the ABI array as kernelParams.
+// tried) and launches kernels exactly like the CUDA driver: the grid and
+// block of the binary's launch config, the ABI array as kernelParams.
 //
 // HIP selects the device per thread, so every call first makes this
 // device current (hipSetDevice).
@@ -80,6 +80,8 @@ public:
     }
     if (!binary)
       return invalidArtifact("cannot load the ROCm kernels (" + failures + ")");
+    TESSEL_RETURN_IF_ERROR(checkScratch(artifact, *binary));
+    configs = binary->launchConfigs;
     for (const format::Kernel &k : artifact.kernels) {
       hipFunction_t fn = nullptr;
       hipError_t r =
@@ -94,25 +96,30 @@ public:
     return Status::ok();
   }
 
-  Status launch(uint32_t kernel, void **params, uint64_t work) override {
-    if (work == 0)
+  Status launch(uint32_t kernel, void **params,
+                const std::vector<int64_t> &work) override {
+    const format::LaunchConfig &c = configs[kernel];
+    unsigned grid[3];
+    bool empty = false;
+    TESSEL_RETURN_IF_ERROR(gpuGrid(c, work, grid, empty));
+    if (empty)
       return Status::ok();
-    uint64_t blocks = gpuGridSize(work);
-    if (blocks == 0)
-      return resourceExhausted("a launch of " + std::to_string(work) +
-                               " work items exceeds the largest 1-D grid");
     TESSEL_RETURN_IF_ERROR(ctx->makeCurrent());
-    return ctx->check(ctx->api->hipModuleLaunchKernel(
-                          functions[kernel], static_cast<unsigned>(blocks), 1,
-                          1, kGpuBlockSize, 1, 1, 0, ctx->stream, params,
-                          nullptr),
-                      "hipModuleLaunchKernel");
+    return ctx->check(
+        ctx->api->hipModuleLaunchKernel(
+            functions[kernel], grid[0], grid[1], grid[2], c.workgroupSize[0],
+            c.workgroupSize[1], c.workgroupSize[2],
+            static_cast<unsigned>(c.sharedMemoryBytes), ctx->stream, params,
+            nullptr),
+        "hipModuleLaunchKernel");
   }
+
 
 private:
   std::shared_ptr<Context> ctx;
   hipModule_t module = nullptr;
   std::vector<hipFunction_t> functions;
+  std::vector<format::LaunchConfig> configs; ///< of the loaded binary
 };
 
 class HipDevice final : public Device {
@@ -127,6 +134,7 @@ public:
   bool hostAddressable() const override { return false; }
 
   Status loadExecutable(const format::Artifact &artifact,
+                        const ExecutableOptions &,
                         std::unique_ptr<Executable> &out) override {
     auto exe = std::make_unique<HipExecutable>(ctx);
     TESSEL_RETURN_IF_ERROR(exe->load(artifact));

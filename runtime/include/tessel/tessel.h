@@ -182,12 +182,36 @@ TESSEL_API const char *tessel_device_description(const tessel_device_t *device);
 
 typedef struct tessel_session_s tessel_session_t;
 
-/// Loads the artifact's kernels for `device` and uploads its weights.
+/// Loads the artifact's kernels for `device` and uploads its weights, with
+/// the default options (see tessel_session_create_with_options).
 /// UNAVAILABLE when the artifact has no kernels for the device.
 TESSEL_API tessel_status_t
 tessel_session_create(tessel_artifact_t *artifact, tessel_device_t *device,
                       tessel_session_t **out_session);
 TESSEL_API void tessel_session_release(tessel_session_t *session);
+
+/// How a session runs. Fill it with tessel_session_options_init, then set
+/// the fields to change: a later version may append fields, and
+/// `struct_size` tells it which ones the caller knows.
+typedef struct tessel_session_options_t {
+  /// sizeof(tessel_session_options_t), as set by tessel_session_options_init.
+  size_t struct_size;
+  /// The most threads a CPU launch uses: its workgroups are split over the
+  /// calling thread and workers of a pool the process's sessions share.
+  /// 0 (the default) means the number of cores; at most 256 are used.
+  /// Sessions on GPUs ignore it.
+  uint32_t threads;
+} tessel_session_options_t;
+
+/// Sets `options` to the defaults (threads 0: the number of cores).
+TESSEL_API void tessel_session_options_init(tessel_session_options_t *options);
+
+/// tessel_session_create with `options` (NULL: the defaults).
+/// INVALID_ARGUMENT when options->struct_size is smaller than the
+/// structure of this version.
+TESSEL_API tessel_status_t tessel_session_create_with_options(
+    tessel_artifact_t *artifact, tessel_device_t *device,
+    const tessel_session_options_t *options, tessel_session_t **out_session);
 
 /// Copies `data_bytes` bytes of `data` as input `name` with shape
 /// `dims[0..rank)`. Checks the dtype and every dim against the signature and

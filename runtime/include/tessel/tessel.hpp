@@ -117,6 +117,16 @@ public:
       out.handle.reset(s);
     return status;
   }
+  /// With `options` (from tessel_session_options_init).
+  static Status create(const Artifact &artifact, const Device &device,
+                       const tessel_session_options_t &options, Session &out) {
+    tessel_session_t *s = nullptr;
+    Status status = tessel_session_create_with_options(
+        artifact.get(), device.get(), &options, &s);
+    if (status)
+      out.handle.reset(s);
+    return status;
+  }
   tessel_session_t *get() const { return handle.get(); }
 
   Status setInput(const std::string &name, tessel_dtype_t dtype,

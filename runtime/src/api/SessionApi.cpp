@@ -8,19 +8,49 @@ using namespace tessel::runtime;
 
 extern "C" {
 
-tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
-                                      tessel_device_t *device,
-                                      tessel_session_t **out_session) {
+void tessel_session_options_init(tessel_session_options_t *options) {
+  if (!options)
+    return;
+  *options = tessel_session_options_t();
+  options->struct_size = sizeof(tessel_session_options_t);
+  options->threads = 0;
+}
+
+tessel_status_t
+tessel_session_create_with_options(tessel_artifact_t *artifact,
+                                   tessel_device_t *device,
+                                   const tessel_session_options_t *options,
+                                   tessel_session_t **out_session) {
   return guarded([&] {
     TESSEL_RETURN_IF_ERROR(requireNonNull(artifact, "artifact"));
     TESSEL_RETURN_IF_ERROR(requireNonNull(device, "device"));
     TESSEL_RETURN_IF_ERROR(requireNonNull(out_session, "out_session"));
+    SessionOptions sessionOptions;
+    if (options) {
+      // A larger struct comes from a newer caller: its fields past ours
+      // are unknown here, and ignored.
+      if (options->struct_size < sizeof(tessel_session_options_t))
+        return invalidArgument(
+            "options->struct_size is " + std::to_string(options->struct_size) +
+            ", less than the " +
+            std::to_string(sizeof(tessel_session_options_t)) +
+            " bytes of tessel_session_options_t (call "
+            "tessel_session_options_init first)");
+      sessionOptions.threads = options->threads;
+    }
     std::unique_ptr<Session> session;
-    TESSEL_RETURN_IF_ERROR(
-        Session::create(artifact->image, device->device, session));
+    TESSEL_RETURN_IF_ERROR(Session::create(artifact->image, device->device,
+                                           sessionOptions, session));
     *out_session = new tessel_session_t{std::move(session)};
     return Status::ok();
   });
+}
+
+tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
+                                      tessel_device_t *device,
+                                      tessel_session_t **out_session) {
+  return tessel_session_create_with_options(artifact, device, nullptr,
+                                            out_session);
 }
 
 void tessel_session_release(tessel_session_t *session) { delete session; }

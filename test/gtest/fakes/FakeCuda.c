@@ -43,13 +43,19 @@ struct FakeModule {
 
 static int initialized;
 static long liveAllocations;
-static unsigned lastGrid, lastBlock;
+static struct FakeLaunch last;
 static long launches;
 static long deviceCopies;
 
 EXPORT long fake_cuda_live_allocations(void) { return liveAllocations; }
-EXPORT unsigned fake_cuda_last_grid(void) { return lastGrid; }
-EXPORT unsigned fake_cuda_last_block(void) { return lastBlock; }
+/* The geometry of the last launch: gridDim, blockDim, shared memory. */
+EXPORT long fake_cuda_last_grid_x(void) { return last.grid[0]; }
+EXPORT long fake_cuda_last_grid_y(void) { return last.grid[1]; }
+EXPORT long fake_cuda_last_grid_z(void) { return last.grid[2]; }
+EXPORT long fake_cuda_last_block_x(void) { return last.block[0]; }
+EXPORT long fake_cuda_last_block_y(void) { return last.block[1]; }
+EXPORT long fake_cuda_last_block_z(void) { return last.block[2]; }
+EXPORT long fake_cuda_last_shared(void) { return last.shared; }
 EXPORT long fake_cuda_launches(void) { return launches; }
 EXPORT long fake_cuda_device_copies(void) { return deviceCopies; }
 
@@ -241,13 +247,11 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
                                unsigned bx, unsigned by, unsigned bz,
                                unsigned shared, void *stream, void **params,
                                void **extra) {
-  if (gx == 0 || gx > 65535 || gy != 1 || gz != 1 || bx == 0 || bx > 1024 ||
-      by != 1 || bz != 1 || shared != 0 || stream != &streamToken || extra ||
-      !params)
+  struct FakeLaunch l = {{gx, gy, gz}, {bx, by, bz}, shared};
+  if (!fakeValidGeometry(&l) || stream != &streamToken || extra || !params)
     return CUDA_ERROR_INVALID_VALUE;
-  lastGrid = gx;
-  lastBlock = bx;
+  last = l;
   ++launches;
-  fakeRunGrid((FakeKernel)f, params, gx, bx);
+  fakeRunGrid((FakeKernel)f, params, &l);
   return CUDA_SUCCESS;
 }

@@ -41,12 +41,21 @@ struct FakeModule {
 static int initialized;
 static int currentDevice;
 static long liveAllocations;
-static unsigned lastGrid;
+static struct FakeLaunch last;
+static long launches;
 static long deviceCopies;
 
 EXPORT long fake_hip_live_allocations(void) { return liveAllocations; }
 EXPORT long fake_hip_device_copies(void) { return deviceCopies; }
-EXPORT unsigned fake_hip_last_grid(void) { return lastGrid; }
+EXPORT long fake_hip_launches(void) { return launches; }
+/* The geometry of the last launch: gridDim, blockDim, shared memory. */
+EXPORT long fake_hip_last_grid_x(void) { return last.grid[0]; }
+EXPORT long fake_hip_last_grid_y(void) { return last.grid[1]; }
+EXPORT long fake_hip_last_grid_z(void) { return last.grid[2]; }
+EXPORT long fake_hip_last_block_x(void) { return last.block[0]; }
+EXPORT long fake_hip_last_block_y(void) { return last.block[1]; }
+EXPORT long fake_hip_last_block_z(void) { return last.block[2]; }
+EXPORT long fake_hip_last_shared(void) { return last.shared; }
 
 EXPORT hipError_t hipInit(unsigned flags) {
   if (flags != 0)
@@ -209,11 +218,11 @@ EXPORT hipError_t hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy,
                                         unsigned bz, unsigned shared,
                                         void *stream, void **params,
                                         void **extra) {
-  if (gx == 0 || gx > 65535 || gy != 1 || gz != 1 || bx == 0 || bx > 1024 ||
-      by != 1 || bz != 1 || shared != 0 || stream != &streamToken || extra ||
-      !params)
+  struct FakeLaunch l = {{gx, gy, gz}, {bx, by, bz}, shared};
+  if (!fakeValidGeometry(&l) || stream != &streamToken || extra || !params)
     return hipErrorInvalidValue;
-  lastGrid = gx;
-  fakeRunGrid((FakeKernel)f, params, gx, bx);
+  last = l;
+  ++launches;
+  fakeRunGrid((FakeKernel)f, params, &l);
   return hipSuccess;
 }

@@ -24,10 +24,13 @@ Runs a compiled Tessel artifact on the given inputs.
                          other than A-Z a-z 0-9 . _ - become '_'
   -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N
   -p, --print            print each output (name, dtype, shape, values)
+  -t, --threads N        run each CPU kernel on up to N threads (default 0:
+                         one per core; at most 256 are used); ignored on GPUs
       --runs N           after the first run, time N more and print the
                          median, min and max latency
       --profile          time every kernel (the device waits after each) and
-                         print the time per ONNX node, largest first
+                         print the time per ONNX node, largest first, and
+                         the CPU thread count
       --compare DIR      compare each output with DIR/<output>.npy (as
                          written by --output-dir) and print the errors
       --rtol R, --atol A tolerances of --compare for floats (default 1e-3,
@@ -101,6 +104,19 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
     } else if (flag == "-d" || flag == "--device") {
       if (!takeValue(out.device))
         return false;
+    } else if (flag == "-t" || flag == "--threads") {
+      std::string text;
+      if (!takeValue(text))
+        return false;
+      char *end = nullptr;
+      unsigned long v = std::strtoul(text.c_str(), &end, 10);
+      if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' ||
+          v > 1000000) {
+        error = "option " + flag + " needs a non-negative integer, got '" +
+                text + "'";
+        return false;
+      }
+      out.threads = static_cast<uint32_t>(v);
     } else if (flag == "--runs" || flag == "--rtol" || flag == "--atol") {
       std::string text;
       if (!takeValue(text))

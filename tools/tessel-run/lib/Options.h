@@ -3,6 +3,7 @@
 #ifndef TESSEL_TOOLS_TESSEL_RUN_OPTIONS_H
 #define TESSEL_TOOLS_TESSEL_RUN_OPTIONS_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct Options {
   /// Print the time of each ONNX node's kernels (summed over its stages,
   /// averaged over the runs).
   bool profile = false;
+  /// The most threads a CPU launch uses (0: the number of cores).
+  uint32_t threads = 0;
   /// Compare each output with <compareDir>/<output>.npy.
   std::string compareDir;
   double rtol = 1e-3, atol = 1e-5;

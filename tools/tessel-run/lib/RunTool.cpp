@@ -21,11 +21,22 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <unistd.h>
 
 namespace tessel::run {
 
 namespace {
+
+/// The threads a session given `requested` uses, by the rule of
+/// tessel_session_options_t::threads: 0 is the number of cores, and at
+/// most 256 are used.
+unsigned cpuThreads(uint32_t requested) {
+  unsigned threads = requested;
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::min(threads, 256u);
+}
 
 /// Kernel times of profiled runs, summed per ONNX node (a node's kernel may
 /// have several stages).
@@ -205,7 +216,10 @@ private:
   bool openSession(const Options &opts, ToolError &error) {
     if (Status s = Device::create(opts.device, device); !s)
       return error = fromStatus(s, "--device " + opts.device), false;
-    if (Status s = Session::create(artifact, device, session); !s)
+    tessel_session_options_t options;
+    tessel_session_options_init(&options);
+    options.threads = opts.threads;
+    if (Status s = Session::create(artifact, device, options, session); !s)
       return error = fromStatus(s, artifactPath), false;
     return true;
   }
@@ -263,6 +277,9 @@ private:
     if (opts.profile) {
       profile.print(out, static_cast<int>(ms.size()));
       printMemory(session.memoryStats());
+      if (device.name().rfind("cpu", 0) == 0)
+        out << "threads: " << cpuThreads(opts.threads)
+            << " per CPU launch\n";
     }
     if (opts.runs == 0)
       return true;
