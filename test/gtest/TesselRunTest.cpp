@@ -144,6 +144,28 @@ TEST_F(TesselRun, TimesRepeatedRuns) {
   expectUserError({model, "--rtol", "x"}, "--rtol needs a non-negative number");
 }
 
+TEST_F(TesselRun, ThreadsOptionReachesTheSessionAndTheProfile) {
+  ASSERT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b.npy"), "--print", "--threads", "2",
+                 "--profile"}),
+            0)
+      << stderrText.str();
+  EXPECT_THAT(stdoutText.str(), HasSubstr("threads: 2 per CPU launch\n"));
+  EXPECT_THAT(stdoutText.str(), HasSubstr("[12. 24. 36.]"));
+  ASSERT_EQ(run({model, "--input", "a=" + dir.file("a.npy"), "--input",
+                 "b=" + dir.file("b.npy"), "--print", "--threads=1",
+                 "--profile"}),
+            0)
+      << stderrText.str();
+  EXPECT_THAT(stdoutText.str(), HasSubstr("threads: 1 per CPU launch\n"));
+  expectUserError({model, "--threads", "-1"},
+                  "--threads needs a non-negative integer, got '-1'");
+  expectUserError({model, "--threads", "two"},
+                  "--threads needs a non-negative integer, got 'two'");
+  EXPECT_EQ(run({"--help"}), 0);
+  EXPECT_THAT(stdoutText.str(), HasSubstr("-t, --threads N"));
+}
+
 TEST_F(TesselRun, InputsByFileNameAndEqualsSyntax) {
   ASSERT_EQ(run({model, dir.file("b.npy"), "-i", dir.file("a.npy"),
                  "--output-dir=" + out, "--device=cpu"}),
