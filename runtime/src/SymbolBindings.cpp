@@ -244,25 +244,25 @@ bool SymbolBindings::lookup(const std::string &symbol, int64_t &value) const {
   return true;
 }
 
-Status SymbolBindings::bindResults(
-    const format::ShapeOp &op, const std::vector<int64_t> &results,
+Status SymbolBindings::bindOrCheck(
+    const format::Shape &shape, const std::vector<int64_t> &dims,
     const std::string &prefix, const std::string &by,
-    const std::string &fromInput,
+    const std::string &conflictBy, const std::string &fromInput,
     const std::function<std::string(size_t)> &staticMismatch) {
   std::map<std::string, Binding> updated = values;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const format::Dim &d = op.results[i];
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const format::Dim &d = shape[i];
     if (!d.isSymbolic()) {
-      if (results[i] != d.value)
+      if (dims[i] != d.value)
         return invalidArgument(prefix + ": " + staticMismatch(i));
       continue;
     }
     auto [it, inserted] =
-        updated.emplace(d.symbol, Binding{results[i], by, fromInput});
-    if (!inserted && it->second.value != results[i])
+        updated.emplace(d.symbol, Binding{dims[i], by, fromInput});
+    if (!inserted && it->second.value != dims[i])
       return invalidArgument(prefix + ": symbol '" + d.symbol + "' bound to " +
                              str(it->second.value) + " by " + it->second.by +
-                             " and " + str(results[i]) + " by " + by);
+                             " and " + str(dims[i]) + " by " + conflictBy);
   }
   values = std::move(updated);
   return Status::ok();
@@ -296,10 +296,10 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
     if (!op.operands.empty() || inputValues.size() != op.results.size())
       break;
     std::string what = "input '" + input + "'";
-    return bindResults(op, inputValues, prefix,
-                       "the values of " + what + " (" +
-                           formatDims(inputValues) + ")",
-                       input, [&](size_t i) {
+    std::string by =
+        "the values of " + what + " (" + formatDims(inputValues) + ")";
+    return bindOrCheck(op.results, inputValues, prefix, by, by, input,
+                       [&](size_t i) {
                          return what + ": value " + std::to_string(i) + " is " +
                                 str(inputValues[i]) + ", but the model needs " +
                                 str(op.results[i].value);
@@ -350,7 +350,7 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
                                formatDims(target) + ")";
     std::string location =
         fromInput.empty() ? "" : "input '" + fromInput + "': ";
-    return bindResults(op, dims, prefix, by, "", [&](size_t i) {
+    return bindOrCheck(op.results, dims, prefix, by, by, "", [&](size_t i) {
       return location + "reshaping " + formatDims(source) + " into " +
              formatDims(target) + " gives " + formatDims(dims) +
              ", but the model needs dim " + std::to_string(i) + " to be " +
@@ -368,11 +368,13 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
     std::string expr = expression(op.kind, operands[0], operands[1]);
     if (!arithmetic(op.kind, operands[0], operands[1], result, why))
       return invalidArgument(prefix + ": " + expr + ": " + why);
-    return bindResults(
-        op, {result}, prefix, node + " computing " + expr, "", [&](size_t) {
-          return expr + " is " + str(result) + ", but the model needs " +
-                 str(op.results[0].value);
-        });
+    std::string by = node + " computing " + expr;
+    return bindOrCheck(op.results, {result}, prefix, by, by, "",
+                       [&](size_t) {
+                         return expr + " is " + str(result) +
+                                ", but the model needs " +
+                                str(op.results[0].value);
+                       });
   }
   }
   return invalidArtifact(node + ": malformed shape op " + kindName(op.kind) +
@@ -390,25 +392,12 @@ Status SymbolBindings::bindValue(const format::Shape &shape,
     return invalidArtifact(node + ": " + tensor +
                            " does not have the rank of " +
                            format::formatShape(shape));
-  std::map<std::string, Binding> updated = values;
-  const std::string by = tensor + " of " + node;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const format::Dim &d = shape[i];
-    if (!d.isSymbolic()) {
-      if (dims[i] != d.value)
-        return invalidArgument(node + ": " + tensor + ": dim " +
-                               std::to_string(i) + " is " + str(dims[i]) +
-                               ", but the model needs " + str(d.value));
-      continue;
-    }
-    auto [it, inserted] = updated.emplace(d.symbol, Binding{dims[i], by, {}});
-    if (!inserted && it->second.value != dims[i])
-      return invalidArgument(node + ": symbol '" + d.symbol + "' bound to " +
-                             str(it->second.value) + " by " + it->second.by +
-                             " and " + str(dims[i]) + " by " + tensor);
-  }
-  values = std::move(updated);
-  return Status::ok();
+  return bindOrCheck(shape, dims, node, tensor + " of " + node, tensor, {},
+                     [&](size_t i) {
+                       return tensor + ": dim " + std::to_string(i) + " is " +
+                              str(dims[i]) + ", but the model needs " +
+                              str(shape[i].value);
+                     });
 }
 
 Status SymbolBindings::resolve(const format::Shape &shape,

@@ -67,13 +67,17 @@ private:
     /// InputValues only: the input whose values gave it, else empty.
     std::string fromInput;
   };
-  /// Binds or checks `results`, the values of `op`'s results. `by` says
-  /// where they come from (kept for later conflicts), `fromInput` is the
-  /// input they were read from (InputValues), `staticMismatch(i)` says why
-  /// static result i differs. Errors start with `prefix` (the node).
-  Status bindResults(const format::ShapeOp &op,
-                     const std::vector<int64_t> &results,
+  /// Binds each symbol of `shape` to the value at its position in `dims`,
+  /// or checks the one it has; checks each static dim. What evaluate() and
+  /// bindValue() share. `by` says where the values come from (kept for
+  /// later conflicts), `conflictBy` how a conflict names them, `fromInput`
+  /// is the input they were read from (InputValues), `staticMismatch(i)`
+  /// says why static dim i differs. Errors start with `prefix` (the node).
+  /// All or nothing: on error the bindings are unchanged.
+  Status bindOrCheck(const format::Shape &shape,
+                     const std::vector<int64_t> &dims,
                      const std::string &prefix, const std::string &by,
+                     const std::string &conflictBy,
                      const std::string &fromInput,
                      const std::function<std::string(size_t)> &staticMismatch);
   std::map<std::string, Binding> values;
