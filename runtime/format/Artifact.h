@@ -122,8 +122,9 @@ struct LaunchArg {
 };
 
 /// One step of the plan: run `kernel` over `args` (inputs first, then outputs).
-/// `workSize` is the number of independent work items (the product of the
-/// kernel's parallel loop extents) that GPU targets spread over threads.
+/// `workSize` holds the extents of the kernel's independent work (its
+/// parallel loops); each binary's LaunchConfig for the kernel turns them
+/// into the launch's grid of workgroups (workgroupCount()).
 struct Launch {
   uint32_t kernel = 0;
   std::vector<LaunchArg> args;
