@@ -1,8 +1,17 @@
 #!/usr/bin/python3
-"""CPU benchmark: Tessel against ONNX Runtime, one thread each, same inputs.
+"""CPU benchmark: Tessel against ONNX Runtime, same threads, same inputs.
 
     /usr/bin/python3 scripts/bench_cpu.py [--bin-dir build/bin] [--mcpu CPU]...
         [--runs N] [--resnet MODEL_DIR] [--out FILE.md]
+    /usr/bin/python3 scripts/bench_cpu.py --models EXPORT_DIR [--threads 1,2]
+        [--mcpu CPU] [--runs N] [--out FILE.md]
+
+The second form benchmarks the five dev models (ResNet-18, ResNet-50,
+MobileNet-V2, the BERT-like and the GPT-like, opset 17, from the folder
+scripts/test_models.py exports into) at each thread count: Tessel
+(`tessel-run --threads N`) and ORT (`--threads N`) with the model's own
+input, the ratio, Tessel's speedup over its first thread count, its
+dispatch count (`tessel-compile --report`) and the largest difference.
 
 For each model (single ops at ResNet sizes, generated here with fixed seeds,
 plus ResNet-18 when --resnet names a folder written by
@@ -90,21 +99,32 @@ def run(cmd):
     return p.stdout + p.stderr
 
 
-def tessel(bin_dir, model, feeds, mcpu, runs, work):
+def compile_tessel(bin_dir, model, mcpu, work):
+    """The artifact and its dispatch count."""
     tsl = os.path.join(work, "model-%s.tsl" % mcpu)
-    run([os.path.join(bin_dir, "tessel-compile"), model, "-o", tsl, "--mcpu", mcpu])
-    out = os.path.join(work, "tessel-" + mcpu)
+    report = run([os.path.join(bin_dir, "tessel-compile"), model, "-o", tsl,
+                  "--mcpu", mcpu, "--report"])
+    return tsl, int(re.match(r"(\d+) dispatch", report).group(1))
+
+
+def run_tessel(bin_dir, tsl, feeds, runs, threads, out):
     cmd = [os.path.join(bin_dir, "tessel-run"), tsl, "--runs", str(runs),
-           "--output-dir", out]
+           "--threads", str(threads), "--output-dir", out]
     for n, f in feeds.items():
         cmd += ["--input", "%s=%s" % (n, f)]
     m = re.search(r"median ([0-9.]+) ms", run(cmd))
-    return float(m.group(1)), out
+    return float(m.group(1))
 
 
-def ort(model, feeds, runs, work):
-    out = os.path.join(work, "ort")
-    cmd = ["node", ORT_RUN, model, "--threads", "1", "--runs", str(runs),
+def tessel(bin_dir, model, feeds, mcpu, runs, work, threads=1):
+    tsl, _ = compile_tessel(bin_dir, model, mcpu, work)
+    out = os.path.join(work, "tessel-" + mcpu)
+    return run_tessel(bin_dir, tsl, feeds, runs, threads, out), out
+
+
+def ort(model, feeds, runs, work, threads=1):
+    out = os.path.join(work, "ort-%d" % threads)
+    cmd = ["node", ORT_RUN, model, "--threads", str(threads), "--runs", str(runs),
            "--quiet", "--out", out]
     for n, f in feeds.items():
         cmd += ["--input", "%s=%s" % (n, f)]
@@ -121,6 +141,49 @@ def max_diff(a_dir, b_dir):
     return worst
 
 
+DEV_MODELS = [("ResNet-18", "resnet18-op17"), ("ResNet-50", "resnet50-op17"),
+              ("MobileNet-V2", "mobilenet_v2-op17"),
+              ("BERT-like d256 l4", "bert_like_d256_l4-op17"),
+              ("GPT-like d256 l4", "gpt_like_d256_l4-op17")]
+
+
+def feeds_of(folder):
+    m = onnx.load(os.path.join(folder, "model.onnx"), load_external_data=False)
+    weights = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in weights]
+    return {n: os.path.join(folder, "input_%d.npy" % i) for i, n in enumerate(names)}
+
+
+def bench_models(args, mcpu):
+    """One row per dev model: ORT and Tessel at each thread count."""
+    threads = [int(t) for t in args.threads.split(",")]
+    header = ["model", "dispatches"]
+    for t in threads:
+        header += ["ORT %dt ms" % t, "Tessel %dt ms" % t, "ratio"]
+    header += ["Tessel %dt / %dt" % (threads[0], t) for t in threads[1:]]
+    header.append("max abs diff")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tessel-bench-") as root:
+        for name, folder in DEV_MODELS:
+            folder = os.path.join(args.models, folder)
+            model, feeds = os.path.join(folder, "model.onnx"), feeds_of(folder)
+            work = tempfile.mkdtemp(dir=root)
+            tsl, dispatches = compile_tessel(args.bin_dir, model, mcpu, work)
+            row, diff, mine = [name, str(dispatches)], 0.0, []
+            for t in threads:
+                ort_ms, ort_out = ort(model, feeds, args.runs, work, t)
+                out = os.path.join(work, "tessel-%d" % t)
+                ms = run_tessel(args.bin_dir, tsl, feeds, args.runs, t, out)
+                mine.append(ms)
+                row += ["%.2f" % ort_ms, "%.2f" % ms, "%.2f" % (ms / ort_ms)]
+                diff = max(diff, max_diff(out, ort_out))
+            row += ["%.2f" % (mine[0] / ms) for ms in mine[1:]]
+            row.append("%.1e" % diff)
+            rows.append(row)
+            print(" | ".join(row), file=sys.stderr, flush=True)
+    return header, rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
@@ -130,11 +193,19 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--resnet", help="folder with model.onnx and input_0.npy "
                                      "(export_models.py --only resnet18)")
+    ap.add_argument("--models", help="folder of the exported dev models "
+                                     "(build/models-test/export): benchmark them")
+    ap.add_argument("--threads", default="1,2",
+                    help="thread counts for --models (default 1,2)")
     ap.add_argument("--out", help="also write the table (markdown) here")
     args = ap.parse_args()
     mcpus = args.mcpu or ["x86-64-v2", "x86-64-v3", "native"]
     if not os.environ.get("ORT_NODE_DIR") and os.path.isdir("/tmp/tessel-ort"):
         os.environ["ORT_NODE_DIR"] = "/tmp/tessel-ort"
+    if args.models:
+        header, rows = bench_models(args, (args.mcpu or ["x86-64-v3"])[0])
+        write_table(header, rows, args.out)
+        return
 
     with tempfile.TemporaryDirectory(prefix="tessel-bench-") as root:
         models = make_models(root)
@@ -158,12 +229,16 @@ def main():
             row.append("%.1e" % diff)
             rows.append(row)
             print(" | ".join(row), file=sys.stderr, flush=True)
+    write_table(header, rows, args.out)
+
+
+def write_table(header, rows, path):
     lines = ["| " + " | ".join(header) + " |",
              "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
     table = "\n".join(lines)
     print(table)
-    if args.out:
-        with open(args.out, "w") as f:
+    if path:
+        with open(path, "w") as f:
             f.write(table + "\n")
 
 
