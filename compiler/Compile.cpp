@@ -48,6 +48,47 @@ const std::vector<std::string> &tessel::emitStages() {
   return stages;
 }
 
+/// The launch config (format::LaunchConfig) of each kernel `symbols[i]`, as
+/// the target's pipeline recorded it on the lowered function
+/// (`tessel.workgroup_size`, `tessel.workgroup_count`: per axis
+/// `[tile, work dim...]`).
+static LogicalResult collectLaunchConfigs(
+    ModuleOp lowered, const std::vector<std::string> &symbols,
+    StringRef target, std::vector<tessel::format::LaunchConfig> &configs) {
+  llvm::StringMap<Operation *> functions;
+  lowered.walk([&](Operation *op) {
+    if (auto name = op->getAttrOfType<StringAttr>(
+            SymbolTable::getSymbolAttrName()))
+      if (op->hasAttr("tessel.workgroup_count"))
+        functions[name.getValue()] = op;
+  });
+  for (const std::string &symbol : symbols) {
+    Operation *fn = functions.lookup(symbol);
+    auto size = fn ? fn->getAttrOfType<DenseI64ArrayAttr>(
+                         "tessel.workgroup_size")
+                   : nullptr;
+    auto count =
+        fn ? fn->getAttrOfType<ArrayAttr>("tessel.workgroup_count") : nullptr;
+    if (!size || !count || size.size() != 3 || count.size() != 3)
+      return emitError(lowered.getLoc())
+             << "internal compiler error: the " << target
+             << " pipeline recorded no launch config for kernel '" << symbol
+             << "'";
+    tessel::format::LaunchConfig config;
+    for (unsigned a = 0; a < 3; ++a) {
+      config.workgroupSize[a] = static_cast<uint32_t>(size[a]);
+      ArrayRef<int64_t> axis = cast<DenseI64ArrayAttr>(count[a]).asArrayRef();
+      if (axis.empty())
+        continue;
+      config.workgroupCount[a].tile = static_cast<uint64_t>(axis.front());
+      for (int64_t d : axis.drop_front())
+        config.workgroupCount[a].dims.push_back(static_cast<uint32_t>(d));
+    }
+    configs.push_back(std::move(config));
+  }
+  return success();
+}
+
 LogicalResult tessel::compileOnnxModel(MLIRContext &context,
                                        const std::string &modelPath,
                                        CompileOptions &options,
@@ -72,6 +113,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   // layouts, CSE.
   PassManager graphPasses(&context);
   graphPasses.addPass(createCanonicalizerPass());
+  graphPasses.addPass(createFoldBatchNormPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
   graphPasses.addPass(createFormDispatchRegionsPass());
@@ -138,6 +180,9 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       return failure();
     if (emitted(options, "llvm", *copy))
       return success();
+    if (failed(collectLaunchConfigs(*copy, symbols, target,
+                                    binary.launchConfigs)))
+      return failure();
     bool ok;
     if (gpu) {
       binary.format = target.rfind("cuda:", 0) == 0

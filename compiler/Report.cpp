@@ -46,7 +46,8 @@ std::string tessel::reportArtifact(const Artifact &artifact) {
     }
     ++dispatches.back().launches;
   }
-  out += std::to_string(dispatches.size()) + " dispatches, " +
+  out += std::to_string(dispatches.size()) +
+         (dispatches.size() == 1 ? " dispatch, " : " dispatches, ") +
          std::to_string(artifact.plan.size()) + " kernel launches" +
          (artifact.controlOps.empty()
               ? std::string()
@@ -61,12 +62,56 @@ std::string tessel::reportArtifact(const Artifact &artifact) {
     out += head + dispatch.node + " (" + dispatch.op + ")\n";
   }
 
+  return out + reportMemory(artifact) + reportLaunchConfigs(artifact);
+}
+
+/// "ceil(w1*w2 / 4)" for an axis over work dims 1 and 2 in tiles of 4, "1"
+/// for an unused axis.
+static std::string axisText(const WorkgroupAxis &axis) {
+  if (axis.dims.empty())
+    return "1";
+  std::string product;
+  for (uint32_t d : axis.dims)
+    product += (product.empty() ? "w" : "*w") + std::to_string(d);
+  if (axis.tile == 1)
+    return product;
+  return "ceil(" + product + " / " + std::to_string(axis.tile) + ")";
+}
+
+std::string tessel::reportLaunchConfigs(const Artifact &artifact) {
+  std::string out;
+  if (artifact.binaries.empty())
+    return out;
+  out += "launch configs (workgroup size; workgroups along x, y, z of the "
+         "work sizes w0, w1, ...):\n";
+  for (size_t k = 0; k < artifact.kernels.size(); ++k) {
+    out += "  " + artifact.kernels[k].symbol;
+    for (const TargetBinary &binary : artifact.binaries) {
+      if (k >= binary.launchConfigs.size())
+        continue;
+      const LaunchConfig &c = binary.launchConfigs[k];
+      out += "  " + binary.target + ": " + std::to_string(c.workgroupSize[0]) +
+             "x" + std::to_string(c.workgroupSize[1]) + "x" +
+             std::to_string(c.workgroupSize[2]) + " (" +
+             axisText(c.workgroupCount[0]) + ", " +
+             axisText(c.workgroupCount[1]) + ", " +
+             axisText(c.workgroupCount[2]) + ")";
+      if (c.sharedMemoryBytes)
+        out += " shared " + std::to_string(c.sharedMemoryBytes);
+      if (c.scratchBytes)
+        out += " scratch " + std::to_string(c.scratchBytes);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string tessel::reportMemory(const Artifact &artifact) {
+  std::string out;
   // The memory plan, where the sizes are known now.
   BufferLifetimes lifetimes = bufferLifetimes(artifact);
-  if (!artifact.regions.empty()) {
-    out += "memory: the plan has control flow: one allocation per buffer\n";
-    return out;
-  }
+  if (!artifact.regions.empty())
+    return "memory: the plan has control flow: one allocation per buffer\n";
   std::set<std::string> symbols;
   std::vector<uint64_t> bytes;
   for (uint32_t b : lifetimes.buffers) {

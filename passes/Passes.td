@@ -25,17 +25,42 @@ def FoldWeightTransposesPass : Pass<"tessel-fold-weight-transposes"> {
   }];
 }
 
+def FoldBatchNormPass : Pass<"tessel-fold-batch-norm"> {
+  let summary = "Fold inference BatchNormalization into its Conv or Gemm";
+  let description = [{
+    A `tessel.batch_norm` whose input is a Conv or a Gemm used only by it,
+    with every parameter a constant (f32), costs nothing at run time: per
+    output channel c it is y = x * s[c] + t[c] with
+    s = scale / sqrt(variance + epsilon) and t = bias - mean * s, so
+      * Conv(x, W, b) -> BN becomes Conv(x, W', b') with W' = W * s along
+        the output channels and b' = b * s + t;
+      * Gemm(A, B, C) -> BN over the columns becomes Gemm(A, B', C') with
+        B' = B * s along N (either layout of B), C' = beta * C * s + t and
+        beta = 1 (C absent, a scalar or of shape [N]).
+    The new weights are computed in double and rounded once, so results
+    differ from the unfolded graph by float rounding only (what ONNX
+    Runtime's and PyTorch's exporters' own folding does). The new op's
+    location names both ONNX nodes. Anything else (a non-constant
+    parameter, a producer with other users, a dynamic channel count, f16)
+    is left alone and runs as a BatchNormalization kernel.
+  }];
+}
+
 def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
-  let summary = "Group elementwise chains into dispatch regions";
+  let summary = "Group elementwise ops and reductions into dispatch regions";
   let description = [{
     Each `tessel.dispatch_region` becomes one kernel and one dispatch, so
-    the values inside it never travel through memory between kernels. The
-    first heuristic: an elementwise op on floats (Add, Sub, Mul, Div, Pow,
-    Relu, Sigmoid, Tanh, Sqrt, Erf, Clip, Cast) joins the region of its
-    consumer when it is an elementwise op on floats too and the consumer is
-    its only user; broadcasting producers included. A region therefore
-    yields one value, that of its last op, and every op in it is used only
-    inside it. Integer and bool ops stay alone: partitioning evaluates
+    the values inside it never travel between kernels. Members: elementwise
+    ops on floats (Add, Sub, Mul, Div, Pow, Relu, Sigmoid, Tanh, Sqrt, Erf,
+    Clip, Cast; broadcasting ones included) and reductions on floats
+    (ReduceSum, ReduceMean, ReduceMax, ReduceMin, Softmax). Walking the
+    block backwards, such an op joins a region when every user of it is in
+    that one region; else it starts its own. So softmax and LayerNorm as
+    exporters write them (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
+    Mul, Add), with the residual Add before them, become one region, and a
+    value read by two regions or by any other op ends its region. A region
+    yields one value, that of its last op, and every other op in it is used
+    only inside it. Integer and bool ops stay alone: partitioning evaluates
     shape arithmetic on the host. Results are unchanged: the kernel
     pipeline computes the same ops in the same order per element.
   }];

@@ -106,7 +106,7 @@ def ref_avgpool2d(x, k, s):
 
 
 def ref_batchnorm(x, scale, bias, mean, var, eps):
-    shp = (1, -1, 1, 1)
+    shp = (1, -1) + (1,) * (x.ndim - 2)
     x = x.astype(np.float64)
     return ((x - mean.reshape(shp)) / np.sqrt(var.astype(np.float64).reshape(shp) + eps)
             * scale.reshape(shp) + bias.reshape(shp))
@@ -181,6 +181,10 @@ def build_cnn():
     br_b = rnd(4, 0.1)
     fc_w = rnd((10, 20), 0.4)                           # Gemm, transB=1
     fc_b = rnd(10, 0.1)
+    fcbn_scale = (1.0 + rnd(10, 0.2)).astype(F32)       # BatchNormalization after the Gemm
+    fcbn_bias = rnd(10, 0.1)
+    fcbn_mean = rnd(10, 0.1)
+    fcbn_var = (0.5 + rng.random(10)).astype(F32)
     mul_c = rnd(10, 1.0)                                # Mul by an initializer [10]
     sub_c = np.array(0.25, dtype=F32)                   # Sub a Constant (scalar)
     div_c = (1.5 + rng.random((1, 10))).astype(F32)     # Div by a Constant [1, 10]
@@ -216,7 +220,10 @@ def build_cnn():
         helper.make_node("Reshape", ["flat", "reshape_shape"], ["flat2"], name="reshape"),
         helper.make_node("Gemm", ["flat2", "fc.weight", "fc.bias"], ["fc"], name="fc",
                          transB=1),
-        helper.make_node("Mul", ["fc", "mul.c"], ["scaled"], name="scale"),
+        helper.make_node("BatchNormalization",
+                         ["fc", "fcbn.scale", "fcbn.bias", "fcbn.mean", "fcbn.var"], ["fcbn"],
+                         name="fc_bn", epsilon=1e-3),
+        helper.make_node("Mul", ["fcbn", "mul.c"], ["scaled"], name="scale"),
         helper.make_node("Constant", [], ["sub_c"], name="sub_const",
                          value=numpy_helper.from_array(sub_c, "sub_c")),
         helper.make_node("Sub", ["scaled", "sub_c"], ["shifted"], name="shift"),
@@ -235,6 +242,8 @@ def build_cnn():
                      _init("conv2.weight", c2_w), _init("conv2.bias", c2_b),
                      _init("branch.weight", br_w), _init("branch.bias", br_b),
                      _init("fc.weight", fc_w), _init("fc.bias", fc_b),
+                     _init("fcbn.scale", fcbn_scale), _init("fcbn.bias", fcbn_bias),
+                     _init("fcbn.mean", fcbn_mean), _init("fcbn.var", fcbn_var),
                      _init("mul.c", mul_c)])
 
     def ref(x):
@@ -248,6 +257,7 @@ def build_cnn():
         cat = cat.transpose(0, 2, 3, 1).transpose(0, 3, 1, 2)
         flat = cat.mean(axis=(2, 3)).reshape(cat.shape[0], -1)       # [n, 20]
         y = ref_gemm(flat, fc_w, fc_b, trans_b=1)
+        y = ref_batchnorm(y, fcbn_scale, fcbn_bias, fcbn_mean, fcbn_var, 1e-3)
         return (y * mul_c - sub_c) / div_c
 
     return _model(graph), ref, "image", (3, 32, 32)

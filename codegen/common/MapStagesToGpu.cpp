@@ -98,6 +98,18 @@ struct MapStagesToGpuPass
                       UnitAttr::get(ctx));
       kernel.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(kBlockSize), 1, 1}));
+      // The launch (LaunchConfig): blocks of kBlockSize threads along x,
+      // ceil(product of every work size / kBlockSize) of them.
+      auto workDims = stage->getAttrOfType<ArrayAttr>("tessel.work_dims");
+      SmallVector<int64_t> x = {kBlockSize};
+      for (int64_t d = 0, e = workDims ? workDims.size() : 0; d < e; ++d)
+        x.push_back(d);
+      kernel->setAttr("tessel.workgroup_count",
+                      b.getArrayAttr({b.getDenseI64ArrayAttr(x),
+                                      b.getDenseI64ArrayAttr({}),
+                                      b.getDenseI64ArrayAttr({})}));
+      kernel->setAttr("tessel.workgroup_size",
+                      b.getDenseI64ArrayAttr({kBlockSize, 1, 1}));
       Block &body = kernel.getBody().front();
       IRMapping map;
       for (auto [from, to] :

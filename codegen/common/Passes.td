@@ -107,6 +107,48 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
                            "mlir::memref::MemRefDialect", "mlir::ub::UBDialect"];
 }
 
+def DistributeToWorkgroupsPass
+    : Pass<"tessel-distribute-to-workgroups", "mlir::func::FuncOp"> {
+  let summary = "Split a stage's parallel loops over a grid of workgroups";
+  let description = [{
+    Runs on stages (see tessel-outline-stages) for a target whose runtime
+    runs a launch as a grid of workgroups on a pool of threads (the CPU).
+    Every stage gets six trailing `index` arguments: its workgroup id along
+    x, y, z and the workgroup count along x, y, z (docs/design.md "Kernel
+    ABI"). A stage that is one linalg op has up to three of its work dims
+    (`tessel.work_dims`, outer first) tiled with upstream's tileUsingSCF;
+    each tile loop then runs only the iteration of the workgroup's id along
+    its axis (x for the first split dim). The split is chosen from the
+    static extents: about `max-workgroups` workgroups of at least
+    `min-work` loop iterations each (reductions included), tiles that
+    divide the extent where one does (full tiles keep static sizes for the
+    register tiles), tiles of the output's last loop or of a row loop a
+    multiple of the register tile's step, a dynamic dim (a batch, a
+    sequence) in tiles of at least `min-work` iterations as far as the
+    static extents tell, and the output's last loop split only when it is
+    the only work dim.
+
+    The stage records what its launch needs: `tessel.workgroup_count`, per
+    axis `[tile, dim...]` (ceil(product of work sizes dim... / tile)
+    workgroups, none when empty: one), and `tessel.workgroup_size` (1, 1,
+    1). Splitting work dims changes which thread computes an element, never
+    the order of the additions that produce it: results are bit-identical
+    at any thread count.
+  }];
+  let options = [
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", "64",
+           "Workgroups to aim for when the work allows">,
+    Option<"minWork", "min-work", "int64_t", "32768",
+           "Fewest loop iterations worth a workgroup of their own">,
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "SIMD register width in bits (the register tile's step)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn each stage into a grid-stride GPU kernel";
   let description = [{

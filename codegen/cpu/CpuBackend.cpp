@@ -24,7 +24,9 @@ using namespace mlir;
 void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
   // Spelled as text: the same names a pass author types into tessel-opt.
   std::string pipeline =
-      "func.func(tessel-tile-and-vectorize{vector-bits=" +
+      "func.func(tessel-distribute-to-workgroups{vector-bits=" +
+      std::to_string(vectorBits) +
+      "}, tessel-tile-and-vectorize{vector-bits=" +
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"

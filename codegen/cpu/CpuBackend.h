@@ -37,9 +37,11 @@ unsigned cpuVectorBits(llvm::ArrayRef<std::string> features);
 /// Registers `tessel-cpu-lowering` (the pipeline above).
 void registerCpuPipelines();
 
-/// Adds `void <name>_packed(void **params)` for each kernel `name`: it loads
-/// each parameter from `params[i]` and calls the kernel (docs/design.md,
-/// "Kernel ABI").
+/// Adds `void <name>_packed(void **params, const int64_t *workgroup)` for
+/// each kernel `name`: it loads each memref parameter from `params[i]`, the
+/// six trailing ones (workgroup id x, y, z and count x, y, z; see
+/// tessel-distribute-to-workgroups) from `workgroup[0..6)`, and calls the
+/// kernel (docs/design.md, "Kernel ABI").
 void addPackedWrappers(llvm::Module &module,
                        llvm::ArrayRef<std::string> kernels);
 

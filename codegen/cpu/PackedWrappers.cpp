@@ -1,9 +1,9 @@
-//===- PackedWrappers.cpp - `<kernel>_packed(void **)` entry points -------===//
+//===- PackedWrappers.cpp - `<kernel>_packed` entry points ----------------===//
 //
 // The runtime calls every CPU kernel the same way: with an array of pointers
-// to the scalars of the expanded memref descriptors. This file generates,
-// at LLVM IR level, the wrapper that unpacks that array and calls the
-// kernel with its real signature.
+// to the scalars of the expanded memref descriptors, and the workgroup's id
+// and count. This file generates, at LLVM IR level, the wrapper that
+// unpacks both and calls the kernel with its real signature.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,21 +12,35 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
+/// The trailing kernel parameters that come from the workgroup array.
+static constexpr unsigned kWorkgroupParams = 6;
+
 void tessel::addPackedWrappers(llvm::Module &module,
                                llvm::ArrayRef<std::string> kernels) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
   auto *wrapperType =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
   for (const std::string &name : kernels) {
     llvm::Function *kernel = module.getFunction(name);
     assert(kernel && "kernel missing from the LLVM module");
+    assert(kernel->arg_size() >= kWorkgroupParams &&
+           "kernel without workgroup parameters");
+    unsigned memrefParams = kernel->arg_size() - kWorkgroupParams;
     auto *wrapper =
         llvm::Function::Create(wrapperType, llvm::GlobalValue::ExternalLinkage,
                                name + "_packed", module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
     llvm::SmallVector<llvm::Value *> args;
     for (auto [i, param] : llvm::enumerate(kernel->args())) {
+      if (i >= memrefParams) {
+        assert(param.getType() == i64 && "workgroup parameter is not i64");
+        llvm::Value *slot =
+            b.CreateConstGEP1_64(i64, wrapper->getArg(1), i - memrefParams);
+        args.push_back(b.CreateLoad(i64, slot));
+        continue;
+      }
       llvm::Value *slot = b.CreateConstGEP1_64(ptr, wrapper->getArg(0), i);
       llvm::Value *address = b.CreateLoad(ptr, slot);
       args.push_back(b.CreateLoad(param.getType(), address));

@@ -1,9 +1,10 @@
-//===- FormDispatchRegions.cpp - Elementwise chains as one kernel ---------===//
+//===- FormDispatchRegions.cpp - Fusible neighbours as one kernel ---------===//
 //
-// See Passes.td. Groups are trees: an op joins its only user's group, so a
-// group's ops are used inside it except its last op (the root), and all of
-// them come before the root in the block. Moving them into a region at the
-// root's place therefore keeps every use after its definition.
+// See Passes.td. An op joins a group when every user of it is in that one
+// group, so a group's ops are used inside it except its last op (the
+// root), and all of them come before the root in the block. Moving them
+// into a region at the root's place therefore keeps every use after its
+// definition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +24,20 @@ using namespace tessel;
 
 namespace {
 
-/// Whether `op` computes each result element from the operand elements at
-/// the same (broadcast) position, on floats only.
-bool isFusibleElementwise(Operation *op) {
+bool isFloatTensor(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// Whether `op` may be part of a dispatch region: an elementwise op (each
+/// result element from the operand elements at the same, broadcast,
+/// position) or a reduction along static axes (ReduceSum/Mean/Max/Min,
+/// Softmax), on floats only.
+bool isFusible(Operation *op) {
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
-           SqrtOp, ErfOp, ClipOp, CastOp>(op))
+           SqrtOp, ErfOp, ClipOp, CastOp, ReduceSumOp, ReduceMeanOp,
+           ReduceMaxOp, ReduceMinOp, SoftmaxOp>(op))
     return false;
-  auto isFloatTensor = [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && isa<FloatType>(tensor.getElementType());
-  };
   return llvm::all_of(op->getOperandTypes(), isFloatTensor) &&
          llvm::all_of(op->getResultTypes(), isFloatTensor);
 }
@@ -52,15 +57,24 @@ struct FormDispatchRegionsPass
     DenseMap<Operation *, Operation *> rootOf;
     llvm::MapVector<Operation *, SmallVector<Operation *>> groups;
     for (Operation &op : llvm::reverse(block)) {
-      if (!isFusibleElementwise(&op))
+      if (!isFusible(&op))
         continue;
+      // The group of every user, if they all have the same one.
       Operation *root = &op;
-      if (op.hasOneUse()) {
-        Operation *user = *op.getUsers().begin();
+      std::optional<Operation *> shared;
+      for (Operation *user : op.getUsers()) {
         auto it = rootOf.find(user);
-        if (user->getBlock() == &block && it != rootOf.end())
-          root = it->second;
+        Operation *userRoot = user->getBlock() == &block && it != rootOf.end()
+                                  ? it->second
+                                  : nullptr;
+        if (!userRoot || (shared && *shared != userRoot)) {
+          shared = nullptr;
+          break;
+        }
+        shared = userRoot;
       }
+      if (shared && *shared)
+        root = *shared;
       rootOf[&op] = root;
       groups[root].push_back(&op);
     }

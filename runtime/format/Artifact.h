@@ -267,7 +267,8 @@ struct LaunchConfig {
   /// Threads of a workgroup along x, y, z: each > 0; 1, 1, 1 on the CPU.
   uint32_t workgroupSize[3] = {1, 1, 1};
   WorkgroupAxis workgroupCount[3];
-  /// Static shared (workgroup-local) memory, and scratch per workgroup.
+  /// Dynamic shared (workgroup-local) memory the launch provides, and
+  /// scratch per workgroup (not provided by the runtime yet).
   uint64_t sharedMemoryBytes = 0;
   uint64_t scratchBytes = 0;
 };

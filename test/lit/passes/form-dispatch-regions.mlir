@@ -1,6 +1,7 @@
-// Elementwise chains on floats become dispatch regions: an op joins the
-// region of its only user. A value used twice ends its region (the next
-// region reads it), integer (shape) arithmetic and non-elementwise ops stay
+// Elementwise ops and reductions on floats become dispatch regions: an op
+// joins a region when every user of it is in that region. A value used in
+// two regions (or by an op that cannot join one) ends its region and the
+// next region reads it; integer (shape) arithmetic and other ops stay
 // outside; a region yields its last op's value and its location names
 // every op it holds.
 // RUN: tessel-opt %s --split-input-file --tessel-form-dispatch-regions --mlir-print-debuginfo | FileCheck %s
@@ -11,25 +12,70 @@
 // CHECK-NEXT:      %[[S:.+]] = tessel.add %[[M]], %arg1 : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> loc(#[[ADD:.+]])
 // CHECK-NEXT:      %[[T:.+]] = tessel.tanh %[[S]] : tensor<?x8xf32> loc(#[[TANH:.+]])
 // CHECK-NEXT:      %[[U:.+]] = tessel.mul %[[T]], %[[X]] : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc(#[[MUL:.+]])
-// CHECK-NEXT:      tessel.yield %[[U]] : tensor<?x8xf32> loc(#[[REGION:.+]])
+// CHECK-NEXT:      %[[V:.+]] = tessel.relu %[[U]] : tensor<?x8xf32> loc(#[[RELU:.+]])
+// CHECK-NEXT:      %[[W:.+]] = tessel.add %[[U]], %[[V]] : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc(#[[ADD2:.+]])
+// CHECK-NEXT:      tessel.yield %[[W]] : tensor<?x8xf32> loc(#[[REGION:.+]])
 // CHECK-NEXT:    } loc(#[[REGION]])
+// CHECK-NEXT:    %[[Z:.+]] = tessel.matmul %[[R]], %arg2
 // CHECK-NEXT:    %[[R2:.+]] = tessel.dispatch_region -> tensor<?x8xf32> {
-// CHECK-NEXT:      %[[V:.+]] = tessel.relu %[[R]]
-// CHECK-NEXT:      %[[W2:.+]] = tessel.add %[[R]], %[[V]]
-// CHECK-NEXT:      tessel.yield %[[W2]]
+// CHECK-NEXT:      tessel.sigmoid %[[R]]
+// CHECK-NEXT:      tessel.add %[[Z]]
+// CHECK-NEXT:      tessel.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return %[[R2]]
 // CHECK:       #[[ADD]] = loc("a")
-// CHECK:       #[[REGION]] = loc(fused<"tessel.dispatch_region">[#[[ADD]], #[[TANH]], #[[MUL]]])
+// CHECK:       #[[REGION]] = loc(fused<"tessel.dispatch_region">[#[[ADD]], #[[TANH]], #[[MUL]], #[[RELU]], #[[ADD2]]])
 func.func @chain(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
   %m = tessel.matmul %x, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
   %s = tessel.add %m, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> loc("a")
   %t = tessel.tanh %s : tensor<?x8xf32> loc("t")
   %u = tessel.mul %t, %x : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc("m")
-  // %u has two users: it ends its region; relu joins the final add's.
-  %v = tessel.relu %u : tensor<?x8xf32>
-  %y = tessel.add %u, %v : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
-  return %y : tensor<?x8xf32>
+  // %u has two users, both in the final add's region: it joins it too.
+  %v = tessel.relu %u : tensor<?x8xf32> loc("r")
+  %y = tessel.add %u, %v : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc("y")
+  // %y is read by a MatMul and by the sigmoid: it ends its region.
+  %z = tessel.matmul %y, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+  %g = tessel.sigmoid %y : tensor<?x8xf32>
+  %o = tessel.add %z, %g : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}
+
+// -----
+
+// LayerNormalization as opset-13 exporters write it (ReduceMean, Sub, Pow,
+// ReduceMean, Add, Sqrt, Div, Mul, Add) after a residual Add: one region,
+// the residual Add included (both its users are in it).
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:         tessel.matmul
+// CHECK-NEXT:    %[[R:.+]] = tessel.dispatch_region -> tensor<?x16x32xf32> {
+// CHECK-NEXT:      tessel.add
+// CHECK-NEXT:      tessel.reduce_mean
+// CHECK-NEXT:      tessel.sub
+// CHECK-NEXT:      tessel.pow
+// CHECK-NEXT:      tessel.reduce_mean
+// CHECK-NEXT:      tessel.add
+// CHECK-NEXT:      tessel.sqrt
+// CHECK-NEXT:      tessel.div
+// CHECK-NEXT:      tessel.mul
+// CHECK-NEXT:      tessel.add
+// CHECK-NEXT:      tessel.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[R]]
+func.func @layer_norm(%x: tensor<?x16x32xf32>, %w: tensor<32x32xf32>, %g: tensor<32xf32>, %b: tensor<32xf32>) -> tensor<?x16x32xf32> {
+  %two = tessel.constant dense<2.0> : tensor<f32>
+  %eps = tessel.constant dense<1.0e-5> : tensor<f32>
+  %m = tessel.matmul %x, %w : (tensor<?x16x32xf32>, tensor<32x32xf32>) -> tensor<?x16x32xf32>
+  %h = tessel.add %m, %x : (tensor<?x16x32xf32>, tensor<?x16x32xf32>) -> tensor<?x16x32xf32>
+  %mean = tessel.reduce_mean %h {axes = array<i64: 2>, keepdims = true, acc_type = f32} : (tensor<?x16x32xf32>) -> tensor<?x16x1xf32>
+  %d = tessel.sub %h, %mean : (tensor<?x16x32xf32>, tensor<?x16x1xf32>) -> tensor<?x16x32xf32>
+  %sq = tessel.pow %d, %two : (tensor<?x16x32xf32>, tensor<f32>) -> tensor<?x16x32xf32>
+  %var = tessel.reduce_mean %sq {axes = array<i64: 2>, keepdims = true, acc_type = f32} : (tensor<?x16x32xf32>) -> tensor<?x16x1xf32>
+  %ve = tessel.add %var, %eps : (tensor<?x16x1xf32>, tensor<f32>) -> tensor<?x16x1xf32>
+  %sd = tessel.sqrt %ve : tensor<?x16x1xf32>
+  %n = tessel.div %d, %sd : (tensor<?x16x32xf32>, tensor<?x16x1xf32>) -> tensor<?x16x32xf32>
+  %s = tessel.mul %n, %g : (tensor<?x16x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  %y = tessel.add %s, %b : (tensor<?x16x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  return %y : tensor<?x16x32xf32>
 }
 
 // -----

@@ -1,0 +1,214 @@
+//===- DistributeToWorkgroups.cpp - A stage's work over a grid of workgroups ===//
+//
+// See Passes.td. The choice of which loops to split and by how much is a
+// small cost model over the static extents; the rewrite is upstream's
+// tileUsingSCF followed by replacing each tile loop with "the iteration of
+// this workgroup".
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_DISTRIBUTETOWORKGROUPSPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+/// Grid axes: x, y, z.
+constexpr unsigned kAxes = 3;
+
+/// One split loop: work dim `dim` in tiles of `tile` iterations.
+struct Split {
+  unsigned dim;
+  int64_t tile;
+};
+
+/// The step of loop `dim` in TileAndVectorize's register tile of `op`: two
+/// vectors for the output's last loop `n`, 4 for the row loop (the last
+/// output loop that no input indexed by `n` uses), 1 otherwise and for ops
+/// without reductions (which it leaves to LLVM). A workgroup tile is a
+/// multiple of it, so that workgroups split a loop between register tiles.
+int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
+  bool reduces = llvm::is_contained(op.getIteratorTypesArray(),
+                                    utils::IteratorType::reduction);
+  if (!reduces || op.getNumDpsInits() != 1)
+    return 1;
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() == 0 || !out.isProjectedPermutation())
+    return 1;
+  unsigned n = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+  if (dim == n) {
+    Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
+      return 1;
+    return 2 * std::max<int64_t>(1, vectorBits /
+                                        element.getIntOrFloatBitWidth());
+  }
+  for (AffineExpr e : llvm::reverse(out.getResults().drop_back())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    bool withN = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      return map.isFunctionOfDim(n) && map.isFunctionOfDim(d);
+    });
+    if (!withN)
+      return d == dim ? 4 : 1;
+  }
+  return 1;
+}
+
+/// Which work dims of `op` to split, and by how much: outer dims first,
+/// until the grid has about `maxWorkgroups` workgroups of at least
+/// `minWork` loop iterations each (counting the reductions). A dynamic dim
+/// (a batch, a sequence) is split into tiles of at least `minWork`
+/// iterations as far as the static extents tell. The output's last loop is
+/// split only when it is the only work dim.
+SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
+                                int64_t maxWorkgroups, int64_t minWork,
+                                unsigned vectorBits) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t r : ranges)
+    if (!ShapedType::isDynamic(r))
+      work = r > 0 && work > std::numeric_limits<int64_t>::max() / r
+                 ? std::numeric_limits<int64_t>::max()
+                 : work * r;
+  int64_t wanted = std::clamp<int64_t>(work / std::max<int64_t>(minWork, 1),
+                                       1, maxWorkgroups);
+  SmallVector<Split> splits;
+  std::optional<unsigned> contiguous;
+  if (op.getNumDpsInits() == 1) {
+    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (out.getNumResults() > 0)
+      if (auto d = dyn_cast<AffineDimExpr>(out.getResults().back()))
+        contiguous = d.getPosition();
+  }
+  for (unsigned d = 0; d < numWorkDims && splits.size() < kAxes; ++d) {
+    if (contiguous == d && numWorkDims > 1)
+      continue;
+    int64_t extent = ranges[d];
+    int64_t step = granule(op, d, vectorBits);
+    if (ShapedType::isDynamic(extent)) {
+      // Tiles of at least `minWork` iterations, from the static extents of
+      // the other loops (the dynamic ones counted as 1).
+      int64_t unit = 1;
+      for (auto [i, r] : llvm::enumerate(ranges))
+        if (i != d && !ShapedType::isDynamic(r))
+          unit = std::min<int64_t>(unit * std::max<int64_t>(r, 1), minWork);
+      int64_t tile = (minWork + unit - 1) / unit;
+      splits.push_back({d, (tile + step - 1) / step * step});
+      continue;
+    }
+    if (wanted <= 1 || extent <= 1)
+      continue;
+    // The smallest tile (the most workgroups, at most `wanted`) that
+    // divides the extent, so that every tile is full and keeps static
+    // sizes; else tiles of about extent / wanted.
+    std::optional<int64_t> tile;
+    for (int64_t t = step; t < extent && !tile; t += step)
+      if (extent % t == 0 && extent / t <= wanted)
+        tile = t;
+    if (!tile) {
+      int64_t t = (extent + wanted - 1) / wanted;
+      t = (t + step - 1) / step * step;
+      if (t >= extent)
+        continue;
+      tile = t;
+    }
+    int64_t count = (extent + *tile - 1) / *tile;
+    splits.push_back({d, *tile});
+    wanted /= count;
+  }
+  return splits;
+}
+
+struct DistributeToWorkgroupsPass
+    : tessel::impl::DistributeToWorkgroupsPassBase<DistributeToWorkgroupsPass> {
+  using DistributeToWorkgroupsPassBase::DistributeToWorkgroupsPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    Location loc = func.getLoc();
+    // The workgroup id (x, y, z) and count (x, y, z): trailing arguments
+    // on every stage, so that the CPU entry point is the same for all.
+    unsigned first = func.getNumArguments();
+    for (unsigned i = 0; i < 2 * kAxes; ++i)
+      if (failed(func.insertArgument(func.getNumArguments(),
+                                     b.getIndexType(), {}, loc)))
+        return signalPassFailure();
+    Block &entry = func.getBody().front();
+    auto workDims = func->getAttrOfType<ArrayAttr>("tessel.work_dims");
+    if (!workDims) {
+      func.emitError("a stage without tessel.work_dims");
+      return signalPassFailure();
+    }
+
+    SmallVector<Split> splits;
+    SmallVector<linalg::LinalgOp> ops(entry.getOps<linalg::LinalgOp>());
+    if (ops.size() == 1 && ops.front().hasPureBufferSemantics() &&
+        isa<TilingInterface>(ops.front().getOperation()))
+      splits = chooseSplits(ops.front(), workDims.size(), maxWorkgroups,
+                            minWork, vectorBits);
+    if (!splits.empty()) {
+      linalg::LinalgOp op = ops.front();
+      IRRewriter rewriter(ctx);
+      rewriter.setInsertionPoint(op);
+      SmallVector<OpFoldResult> sizes(op.getNumLoops(),
+                                      rewriter.getIndexAttr(0));
+      for (const Split &s : splits)
+        sizes[s.dim] = rewriter.getIndexAttr(s.tile);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled) || tiled->loops.size() != splits.size()) {
+        op.emitError("cannot split the stage into workgroups");
+        return signalPassFailure();
+      }
+      rewriter.eraseOp(op);
+      // Loop i (outermost first) runs only this workgroup's iteration:
+      // iv = lb + id[i] * step. The runtime launches ceil(extent / tile)
+      // workgroups along the axis, so the iteration exists.
+      for (auto [axis, loop] : llvm::enumerate(tiled->loops)) {
+        auto forOp = cast<scf::ForOp>(loop.getOperation());
+        rewriter.setInsertionPoint(forOp);
+        Value id = entry.getArgument(first + axis);
+        Value iv = arith::AddIOp::create(
+            rewriter, forOp.getLoc(), forOp.getLowerBound(),
+            arith::MulIOp::create(rewriter, forOp.getLoc(), id,
+                                  forOp.getStep()));
+        Block *body = forOp.getBody();
+        rewriter.eraseOp(body->getTerminator());
+        rewriter.inlineBlockBefore(body, forOp, ValueRange{iv});
+        rewriter.eraseOp(forOp);
+      }
+    }
+
+    // What the runtime needs to launch the grid (LaunchConfig).
+    SmallVector<Attribute> axes;
+    for (unsigned a = 0; a < kAxes; ++a) {
+      SmallVector<int64_t> axis;
+      if (a < splits.size())
+        axis = {splits[a].tile, splits[a].dim};
+      axes.push_back(b.getDenseI64ArrayAttr(axis));
+    }
+    func->setAttr("tessel.workgroup_count", b.getArrayAttr(axes));
+    func->setAttr("tessel.workgroup_size", b.getDenseI64ArrayAttr({1, 1, 1}));
+  }
+};
+
+} // namespace
