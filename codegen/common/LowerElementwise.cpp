@@ -208,7 +208,7 @@ struct LowerErf : OpRewritePattern<ErfOp> {
 };
 
 /// min(max(x, lo), hi), each bound only where the op has it; the bounds
-/// are scalars read by every element.
+/// are scalars read by every element. NaN stays NaN.
 struct LowerClip : OpRewritePattern<ClipOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ClipOp op,
@@ -237,9 +237,18 @@ struct LowerClip : OpRewritePattern<ClipOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0];
           auto clamp = [&](Value c, bool upper) -> Value {
-            if (isFloat)
-              return upper ? arith::MinimumFOp::create(b, l, x, c).getResult()
-                           : arith::MaximumFOp::create(b, l, x, c).getResult();
+            // Floats: a compare and a select, not minimumf/maximumf. A NaN
+            // x stays NaN either way (both compares are false), and the
+            // select vectorizes, where LLVM expands maximum/minimum of an
+            // unknown bound into branches per element (their -0 < +0
+            // order); the two differ only in the sign of a zero result.
+            if (isFloat) {
+              Value out = arith::CmpFOp::create(
+                  b, l,
+                  upper ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+                  x, c);
+              return arith::SelectOp::create(b, l, out, c, x);
+            }
             if (isUnsigned)
               return upper ? arith::MinUIOp::create(b, l, x, c).getResult()
                            : arith::MaxUIOp::create(b, l, x, c).getResult();

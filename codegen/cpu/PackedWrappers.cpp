@@ -45,6 +45,19 @@ void tessel::addPackedWrappers(llvm::Module &module,
       llvm::Value *address = b.CreateLoad(ptr, slot);
       args.push_back(b.CreateLoad(param.getType(), address));
     }
+    // The aligned pointer of each memref (the second of a descriptor's two
+    // pointers) is the only one a kernel accesses memory through, and the
+    // buffers of one launch never overlap where one is written (a result is
+    // a fresh buffer, and the arena never shares bytes between buffers
+    // live at the same launch; docs/design.md "Memory plan"). Saying so
+    // lets LLVM hoist loads of scalar operands (Clip's bounds) out of loops
+    // and vectorize them.
+    for (unsigned i = 0; i + 1 < memrefParams; ++i)
+      if (kernel->getArg(i)->getType() == ptr &&
+          kernel->getArg(i + 1)->getType() == ptr) {
+        kernel->addParamAttr(i + 1, llvm::Attribute::NoAlias);
+        ++i;
+      }
     b.CreateCall(kernel, args);
     b.CreateRetVoid();
     // Only the wrappers are the interface; the kernels may be inlined.

@@ -148,6 +148,23 @@ func.func @activations(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+// Float Clip with bounds read from tensors: a compare and a select per
+// bound (NaN stays NaN: both compares are false), which vectorizes.
+// CHECK-LABEL: func.func @clip
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[LO:[^:]+]]: f32, %[[HI:[^:]+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[BELOW:.+]] = arith.cmpf olt, %[[X]], %[[LO]] : f32
+// CHECK-NEXT:      %[[Y:.+]] = arith.select %[[BELOW]], %[[LO]], %[[X]] : f32
+// CHECK-NEXT:      %[[ABOVE:.+]] = arith.cmpf ogt, %[[Y]], %[[HI]] : f32
+// CHECK-NEXT:      %[[Z:.+]] = arith.select %[[ABOVE]], %[[HI]], %[[Y]] : f32
+// CHECK-NEXT:      linalg.yield %[[Z]]
+func.func @clip(%x: tensor<?x8xf32>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor<?x8xf32> {
+  %0 = tessel.clip %x min %lo max %hi : (tensor<?x8xf32>, tensor<f32>, tensor<f32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
 // Inference batch normalization: one elementwise generic,
 // y = (x - mean) * scale / sqrt(variance + epsilon) + bias, the four vectors
 // indexed by the channel (dim 1).
