@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/Passes.h"
+#include "codegen/common/RegisterTile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,9 +38,9 @@ struct Split {
 };
 
 /// The step of loop `dim` in TileAndVectorize's register tile of `op`: two
-/// vectors for the output's last loop `n`, 4 for the row loop (the last
-/// output loop that no input indexed by `n` uses), 1 otherwise and for ops
-/// without reductions (which it leaves to LLVM). A workgroup tile is a
+/// vectors for the output's last loop `n`, 4 for its row loop
+/// (registerRowLoop), 1 otherwise and for ops without reductions (which it
+/// leaves to LLVM). A workgroup tile is a
 /// multiple of it, so that workgroups split a loop between register tiles.
 int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   bool reduces = llvm::is_contained(op.getIteratorTypesArray(),
@@ -57,16 +58,7 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
     return 2 * std::max<int64_t>(1, vectorBits /
                                         element.getIntOrFloatBitWidth());
   }
-  for (AffineExpr e : llvm::reverse(out.getResults().drop_back())) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    bool withN = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-      AffineMap map = op.getMatchingIndexingMap(in);
-      return map.isFunctionOfDim(n) && map.isFunctionOfDim(d);
-    });
-    if (!withN)
-      return d == dim ? 4 : 1;
-  }
-  return 1;
+  return tessel::registerRowLoop(op, n) == dim ? 4 : 1;
 }
 
 /// Which work dims of `op` to split, and by how much: outer dims first,

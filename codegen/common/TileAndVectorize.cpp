@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/Passes.h"
+#include "codegen/common/RegisterTile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -127,7 +128,6 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
   unsigned numLoops = op.getNumLoops();
   // Each input index must be linear; `n` may only index an input's last
   // dim (with a constant stride: see ReadStridedAsShuffle).
-  SmallVector<bool> usedWithN(numLoops, false);
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     for (auto [r, expr] : llvm::enumerate(map.getResults())) {
@@ -137,24 +137,8 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
       if ((*form)[*n] != 0 && r + 1 != map.getNumResults())
         return std::nullopt;
     }
-    if (map.isFunctionOfDim(*n))
-      for (unsigned d = 0; d < numLoops; ++d)
-        usedWithN[d] = usedWithN[d] || map.isFunctionOfDim(d);
   }
-  // The rows: an output loop the vector operands do not use (MatMul's M,
-  // Conv's output channels), so one vector load feeds a whole column of
-  // the tile; else the output's second-to-last loop.
-  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  std::optional<unsigned> m;
-  for (AffineExpr e : llvm::reverse(out.getResults().drop_back())) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (!usedWithN[d]) {
-      m = d;
-      break;
-    }
-  }
-  if (!m && out.getNumResults() >= 2)
-    m = cast<AffineDimExpr>(out.getResults().drop_back().back()).getPosition();
+  std::optional<unsigned> m = tessel::registerRowLoop(op, *n);
   // A tile index may hold `m` or `n`, not both.
   for (OpOperand *input : op.getDpsInputOperands())
     for (AffineExpr expr : op.getMatchingIndexingMap(input).getResults())
@@ -681,3 +665,37 @@ struct TileAndVectorizePass
 };
 
 } // namespace
+
+std::optional<unsigned> tessel::registerRowLoop(linalg::LinalgOp op,
+                                                unsigned n) {
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() < 2)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // A dynamic extent counts as 1 but wins over a static 1: it may be more.
+  auto size = [&](unsigned l) {
+    return ShapedType::isDynamic(ranges[l]) ? int64_t(1) : ranges[l];
+  };
+  std::optional<unsigned> best;
+  for (AffineExpr e : llvm::reverse(out.getResults().drop_back())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      continue;
+    unsigned d = dim.getPosition();
+    bool withN = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      return map.isFunctionOfDim(n) && map.isFunctionOfDim(d);
+    });
+    if (withN)
+      continue;
+    if (!best || size(d) > size(*best) ||
+        (size(*best) == 1 && ShapedType::isDynamic(ranges[d]) &&
+         !ShapedType::isDynamic(ranges[*best])))
+      best = d;
+  }
+  if (best)
+    return best;
+  if (auto d = dyn_cast<AffineDimExpr>(out.getResults().drop_back().back()))
+    return d.getPosition();
+  return std::nullopt;
+}

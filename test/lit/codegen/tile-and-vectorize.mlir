@@ -189,3 +189,26 @@ func.func @relu(%x: memref<4x16xf32>, %y: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+// Seq-first activations ([S, B, K] x [K, N], B a batch of unknown extent):
+// the rows of the register tile are S, the static loop of extent 8, not the
+// batch (1 at run time in the usual export), so the 4-row tiles are full.
+// CHECK-LABEL: func.func @rows_skip_batch(
+// CHECK:         scf.for %{{.+}} = %c0 to %c8 step %c4
+// CHECK:           scf.for %{{.+}} = %c0 to %{{.+}} step %c1
+// CHECK:             vector.transfer_read {{.+}} vector<4x8xf32>
+#sbk = affine_map<(s, b, n, k) -> (s, b, k)>
+#kn = affine_map<(s, b, n, k) -> (k, n)>
+#sbn = affine_map<(s, b, n, k) -> (s, b, n)>
+func.func @rows_skip_batch(%a: memref<8x?x16xf32>, %w: memref<16x8xf32>, %c: memref<8x?x8xf32>) {
+  linalg.generic {indexing_maps = [#sbk, #kn, #sbn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<8x?x16xf32>, memref<16x8xf32>) outs(%c : memref<8x?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
