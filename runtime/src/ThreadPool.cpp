@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <system_error>
 
 namespace tessel::runtime {
@@ -91,12 +92,25 @@ void ThreadPool::startWorkers(size_t count) {
 void ThreadPool::workerMain() {
   std::unique_lock<std::mutex> lock(mutex);
   for (;;) {
+    if (queue.empty() && !stopping) {
+      // Launches come back to back: poll for the next job for a while
+      // before sleeping, since waking a sleeping thread takes tens of
+      // microseconds, a large part of a small launch.
+      lock.unlock();
+      auto until = std::chrono::steady_clock::now() + kSpin;
+      while (queued.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      lock.lock();
+    }
     wake.wait(lock, [this] { return stopping || !queue.empty(); });
     if (stopping)
       return;
     std::shared_ptr<Job> job = queue.front();
-    if (--job->helpersWanted == 0)
+    if (--job->helpersWanted == 0) {
       queue.pop_front();
+      queued.fetch_sub(1, std::memory_order_release);
+    }
     lock.unlock();
     job->finish(job->runChunks());
     job.reset();
@@ -113,12 +127,16 @@ void ThreadPool::parallelFor(uint64_t n, unsigned maxThreads,
     return;
   }
   uint64_t threads = std::min<uint64_t>({n, maxThreads, kMaxThreads});
-  auto job = std::make_shared<Job>(body, n, threads);
+  // Several chunks per thread, claimed one at a time: a worker that wakes
+  // late finds work left, and uneven chunks even out.
+  uint64_t chunks = std::min<uint64_t>(n, threads * kChunksPerThread);
+  auto job = std::make_shared<Job>(body, n, chunks);
   job->helpersWanted = threads - 1;
   {
     std::lock_guard<std::mutex> lock(mutex);
     startWorkers(threads - 1);
     queue.push_back(job);
+    queued.fetch_add(1, std::memory_order_release);
   }
   // Wake as many workers as the job wants; spare ones go back to sleep.
   if (threads - 1 == 1)
@@ -130,8 +148,10 @@ void ThreadPool::parallelFor(uint64_t n, unsigned maxThreads,
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = std::find(queue.begin(), queue.end(), job);
-    if (it != queue.end())
+    if (it != queue.end()) {
       queue.erase(it);
+      queued.fetch_sub(1, std::memory_order_release);
+    }
   }
   std::unique_lock<std::mutex> lock(job->mutex);
   job->finished += ran;

@@ -13,6 +13,8 @@
 #ifndef TESSEL_RUNTIME_SRC_THREADPOOL_H
 #define TESSEL_RUNTIME_SRC_THREADPOOL_H
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -28,6 +30,10 @@ class ThreadPool {
 public:
   /// The most threads one call uses: the caller and kMaxThreads - 1 workers.
   static constexpr unsigned kMaxThreads = 256;
+  /// Chunks per thread of a call, at most one per item.
+  static constexpr unsigned kChunksPerThread = 4;
+  /// How long an idle worker polls for the next call before it sleeps.
+  static constexpr std::chrono::microseconds kSpin{200};
 
   /// Runs `body` over the contiguous chunks of [0, n).
   using Body = std::function<void(uint64_t begin, uint64_t end)>;
@@ -41,9 +47,10 @@ public:
   ThreadPool(const ThreadPool &) = delete;
   ThreadPool &operator=(const ThreadPool &) = delete;
 
-  /// Splits [0, n) into min(n, maxThreads, kMaxThreads) contiguous chunks
-  /// of sizes differing by at most one, runs `body` once per chunk, on the
-  /// calling thread and up to that many minus one workers, and returns when
+  /// Splits [0, n) into min(n, kChunksPerThread * t) contiguous chunks of
+  /// sizes differing by at most one, where t = min(n, maxThreads,
+  /// kMaxThreads), runs `body` once per chunk (claimed one at a time), on
+  /// the calling thread and up to t - 1 workers, and returns when
   /// every chunk is done (what `body` wrote is then visible to the caller).
   /// n == 0 does nothing; n == 1 or maxThreads <= 1 calls body(0, n) on the
   /// calling thread, without any synchronization. `body` must not throw.
@@ -63,6 +70,8 @@ private:
   std::condition_variable wake;
   /// Calls in progress that want more workers, oldest first.
   std::deque<std::shared_ptr<Job>> queue;
+  /// queue.size(), readable without the mutex (the workers' polling).
+  std::atomic<size_t> queued{0};
   std::vector<std::thread> workers;
   bool stopping = false;
 };
