@@ -12,15 +12,23 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/ExpandDeviceMath.h"
+#include "codegen/common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "dialects/Graph/TesselDialect.h"
 
 #include <limits>
+
+namespace tessel {
+#define GEN_PASS_DEF_EXPANDERFPASS
+#include "codegen/common/Passes.h.inc"
+} // namespace tessel
 
 using namespace mlir;
 
@@ -73,6 +81,16 @@ struct ExpandPowF : OpRewritePattern<math::PowFOp> {
         cmp(arith::CmpFPredicate::OEQ, x, constant(1)));
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, one, constant(1), result);
     return success();
+  }
+};
+
+/// See Passes.td.
+struct ExpandErfPass : tessel::impl::ExpandErfPassBase<ExpandErfPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateErfPattern(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 };
 

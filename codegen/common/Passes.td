@@ -48,6 +48,19 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def ExpandErfPass : Pass<"tessel-expand-erf"> {
+  let summary = "f32 erf as a polynomial (arith and fma), not a libm call";
+  let description = [{
+    math.erf on f32 (scalars or vectors) becomes MLIR's f32 polynomial
+    approximation, the one the GPU targets use (tessel-map-stages-to-gpu),
+    so that a CPU loop over erf (GELU) vectorizes instead of calling libm's
+    erff once per element. Other element types keep the libm call.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
   let summary = "Split bufferized kernels into stages with runtime-owned workspaces";
   let description = [{

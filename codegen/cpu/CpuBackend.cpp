@@ -30,7 +30,8 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
-      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-bf16),"
+      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-erf,"
+      " tessel-expand-bf16),"
       "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
       " finalize-memref-to-llvm,"
       "func.func(convert-math-to-llvm), convert-math-to-libm,"
