@@ -66,7 +66,7 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
 /// `minWork` loop iterations each (counting the reductions). A dynamic dim
 /// (a batch, a sequence) is split into tiles of at least `minWork`
 /// iterations as far as the static extents tell. The output's last loop is
-/// split only when it is the only work dim.
+/// split first in a MatMul-like op, else only when it is the only work dim.
 SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
                                 int64_t maxWorkgroups, int64_t minWork,
                                 unsigned vectorBits) {
@@ -87,9 +87,25 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
       if (auto d = dyn_cast<AffineDimExpr>(out.getResults().back()))
         contiguous = d.getPosition();
   }
-  for (unsigned d = 0; d < numWorkDims && splits.size() < kAxes; ++d) {
-    if (contiguous == d && numWorkDims > 1)
-      continue;
+  // Outer dims first. A MatMul-like op (a reduction, every index a plain
+  // loop) splits its columns first: a workgroup then reads only its slab
+  // of the weights, which stays in cache across all the rows, where a
+  // split of the rows makes every workgroup stream the whole weight.
+  bool matmulLike =
+      contiguous && llvm::is_contained(op.getIteratorTypesArray(),
+                                       utils::IteratorType::reduction) &&
+      llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+        return op.getMatchingIndexingMap(in).isProjectedPermutation();
+      });
+  SmallVector<unsigned> order;
+  if (matmulLike && *contiguous < numWorkDims)
+    order.push_back(*contiguous);
+  for (unsigned d = 0; d < numWorkDims; ++d)
+    if (contiguous != d || (numWorkDims == 1 && order.empty()))
+      order.push_back(d);
+  for (unsigned d : order) {
+    if (splits.size() == kAxes)
+      break;
     int64_t extent = ranges[d];
     int64_t step = granule(op, d, vectorBits);
     if (ShapedType::isDynamic(extent)) {
@@ -123,6 +139,8 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
     splits.push_back({d, *tile});
     wanted /= count;
   }
+  // Axes in loop order: the tile loops come out that way.
+  llvm::sort(splits, [](const Split &a, const Split &b) { return a.dim < b.dim; });
   return splits;
 }
 

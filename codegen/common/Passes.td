@@ -138,8 +138,10 @@ def DistributeToWorkgroupsPass
     register tiles), tiles of the output's last loop or of a row loop a
     multiple of the register tile's step, a dynamic dim (a batch, a
     sequence) in tiles of at least `min-work` iterations as far as the
-    static extents tell, and the output's last loop split only when it is
-    the only work dim.
+    static extents tell, and the output's last loop split first in a
+    MatMul-like op (a reduction, every index a plain loop: each workgroup
+    then reads one slab of the weights, which stays in cache across the
+    rows), else only when it is the only work dim.
 
     The stage records what its launch needs: `tessel.workgroup_count`, per
     axis `[tile, dim...]` (ceil(product of work sizes dim... / tile)

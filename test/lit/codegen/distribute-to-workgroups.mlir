@@ -6,17 +6,19 @@
 // [tile, work dim] and the workgroup size 1, 1, 1.
 // RUN: tessel-opt %s --split-input-file --tessel-distribute-to-workgroups="max-workgroups=64 min-work=1024 vector-bits=256" --canonicalize --mlir-print-local-scope | FileCheck %s
 
-// A batched MatMul-like op with a dynamic batch: the batch in tiles of 1
-// (x), then rows in a multiple of the register tile's 4 rows that divides
-// 64 (y); the output's last loop is not split.
+// A batched MatMul-like op with a dynamic batch: its columns first, in
+// tiles of 2 vectors (16 f32) that divide 48 (z, 3 workgroups: each reads
+// one slab of the weights), the batch in tiles of 1 (x), then rows in a
+// multiple of the register tile's 4 rows that divides 64 (y).
 // CHECK-LABEL: func.func @rows(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<?x64x32xf32>, %[[B:[^:]+]]: memref<32x48xf32>, %[[C:[^:]+]]: memref<?x64x48xf32>,
-// CHECK-SAME:    %[[X:[^:]+]]: index, %[[Y:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %{{[^:]+}}: index)
-// CHECK-SAME:    tessel.workgroup_count = [array<i64: 1, 0>, array<i64: 4, 1>, array<i64>]
+// CHECK-SAME:    %[[X:[^:]+]]: index, %[[Y:[^:]+]]: index, %[[Z:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %{{[^:]+}}: index)
+// CHECK-SAME:    tessel.workgroup_count = [array<i64: 1, 0>, array<i64: 4, 1>, array<i64: 16, 2>]
 // CHECK-SAME:    tessel.workgroup_size = array<i64: 1, 1, 1>
 // CHECK-NOT:     scf.for
-// CHECK:         %[[ROW:.+]] = arith.muli %[[Y]], %c4
-// CHECK:         %[[CT:.+]] = memref.subview %[[C]][%[[X]], %[[ROW]], 0] [1, 4, 48] [1, 1, 1]
+// CHECK-DAG:     %[[ROW:.+]] = arith.muli %[[Y]], %c4
+// CHECK-DAG:     %[[COL:.+]] = arith.muli %[[Z]], %c16
+// CHECK:         %[[CT:.+]] = memref.subview %[[C]][%[[X]], %[[ROW]], %[[COL]]] [1, 4, 16] [1, 1, 1]
 // CHECK:         linalg.generic
 // CHECK-SAME:      outs(%[[CT]] :
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
@@ -98,6 +100,25 @@ func.func @row_vector(%v: memref<512xf32>, %w: memref<512x1000xf32>, %o: memref<
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A row reduction (softmax's max) has one work dim, which is also the
+// output's last: it is split once (in tiles of 2 vectors), not twice.
+// CHECK-LABEL: func.func @row_max(
+// CHECK-SAME:    tessel.workgroup_count = [array<i64: 16, 0>, array<i64>, array<i64>]
+#in = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @row_max(%x: memref<1024x64xf32>, %m: memref<1024xf32>)
+    attributes {tessel.work_dims = [array<i64: -1, 1024>]} {
+  linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x64xf32>) outs(%m : memref<1024xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
   }
   return
 }
