@@ -58,7 +58,12 @@ def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
     that one region; else it starts its own. So softmax and LayerNorm as
     exporters write them (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
     Mul, Add), with the residual Add before them, become one region, and a
-    value read by two regions or by any other op ends its region. A region
+    value read by two regions or by any other op ends its region. A Conv,
+    MatMul or Gemm on floats joins, by the same rule, a region of
+    elementwise ops only (its epilogue: bias, activation, Clip, the
+    residual Add), which is then closed: what comes before the contraction
+    is its input, not its epilogue (tessel-fuse-epilogues makes such a
+    region one stage). A region
     yields one value, that of its last op, and every other op in it is used
     only inside it. Integer and bool ops stay alone: partitioning evaluates
     shape arithmetic on the host. Results are unchanged: the kernel

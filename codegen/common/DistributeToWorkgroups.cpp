@@ -144,6 +144,45 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
   return splits;
 }
 
+/// The op whose shape decides the split of a stage: its only linalg op,
+/// or, for a stage of several (a contraction with its initialization and
+/// epilogue, tessel-fuse-epilogues), the one with a reduction, when every
+/// op has the stage's work dims as its leading parallel loops over the
+/// same output, so that one split fits all. Nothing otherwise.
+std::optional<linalg::LinalgOp> splitRoot(ArrayRef<linalg::LinalgOp> ops,
+                                          unsigned numWorkDims) {
+  if (ops.empty() || !llvm::all_of(ops, [](linalg::LinalgOp op) {
+        return op.hasPureBufferSemantics() &&
+               isa<TilingInterface>(op.getOperation());
+      }))
+    return std::nullopt;
+  if (ops.size() == 1)
+    return ops.front();
+  std::optional<linalg::LinalgOp> root;
+  Value out;
+  for (linalg::LinalgOp op : ops) {
+    if (op.getNumDpsInits() != 1)
+      return std::nullopt;
+    Value init = op.getDpsInitOperand(0)->get();
+    if (out && init != out)
+      return std::nullopt;
+    out = init;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    auto iterators = op.getIteratorTypesArray();
+    if (map.getNumResults() < numWorkDims)
+      return std::nullopt;
+    for (unsigned d = 0; d < numWorkDims; ++d) {
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+      if (!dim || dim.getPosition() != d ||
+          iterators[d] != utils::IteratorType::parallel)
+        return std::nullopt;
+    }
+    if (!root && op.getNumReductionLoops() > 0)
+      root = op;
+  }
+  return root ? root : ops.front();
+}
+
 struct DistributeToWorkgroupsPass
     : tessel::impl::DistributeToWorkgroupsPassBase<DistributeToWorkgroupsPass> {
   using DistributeToWorkgroupsPassBase::DistributeToWorkgroupsPassBase;
@@ -169,13 +208,15 @@ struct DistributeToWorkgroupsPass
 
     SmallVector<Split> splits;
     SmallVector<linalg::LinalgOp> ops(entry.getOps<linalg::LinalgOp>());
-    if (ops.size() == 1 && ops.front().hasPureBufferSemantics() &&
-        isa<TilingInterface>(ops.front().getOperation()))
-      splits = chooseSplits(ops.front(), workDims.size(), maxWorkgroups,
-                            minWork, vectorBits);
-    if (!splits.empty()) {
-      linalg::LinalgOp op = ops.front();
-      IRRewriter rewriter(ctx);
+    std::optional<linalg::LinalgOp> main = splitRoot(ops, workDims.size());
+    if (main)
+      splits = chooseSplits(*main, workDims.size(), maxWorkgroups, minWork,
+                            vectorBits);
+    IRRewriter rewriter(ctx);
+    // Every op of the stage gets the same tiles of the work dims (they are
+    // its leading loops), each tile loop the workgroup's iteration.
+    for (linalg::LinalgOp op : splits.empty() ? SmallVector<linalg::LinalgOp>()
+                                              : ops) {
       rewriter.setInsertionPoint(op);
       SmallVector<OpFoldResult> sizes(op.getNumLoops(),
                                       rewriter.getIndexAttr(0));

@@ -117,13 +117,22 @@ LogicalResult splitStages(func::FuncOp func) {
   Block &entry = func.getBody().front();
   llvm::SmallPtrSet<Value, 8> written = writtenArguments(func);
   auto isStage = [&](Operation &op) { return ::isStage(op, written); };
-  SmallVector<Operation *> stages;
-  for (Operation &op : entry)
-    if (isStage(op))
-      stages.push_back(&op);
+  // Stage ops in order; consecutive ones of one tessel.stage_group
+  // (tessel-fuse-epilogues) form one stage.
+  SmallVector<SmallVector<Operation *>> stages;
+  IntegerAttr lastGroup;
+  for (Operation &op : entry) {
+    if (!isStage(op))
+      continue;
+    auto group = op.getAttrOfType<IntegerAttr>("tessel.stage_group");
+    if (!group || group != lastGroup || stages.empty())
+      stages.emplace_back();
+    stages.back().push_back(&op);
+    lastGroup = group;
+  }
   OpBuilder b(func);
   b.setInsertionPointAfter(func);
-  for (auto [n, stage] : llvm::enumerate(stages)) {
+  for (auto [n, group] : llvm::enumerate(stages)) {
     auto outlined = func::FuncOp::create(
         b, func.getLoc(), (func.getSymName() + "_s" + Twine(n)).str(),
         func.getFunctionType());
@@ -138,16 +147,18 @@ LogicalResult splitStages(func::FuncOp func) {
     // The pure top-level ops the stage uses, in their original order.
     llvm::SetVector<Operation *> needed;
     SmallVector<Value> worklist;
-    stage->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        worklist.push_back(v);
-    });
+    for (Operation *stage : group)
+      stage->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          worklist.push_back(v);
+      });
     while (!worklist.empty()) {
       Operation *def = worklist.pop_back_val().getDefiningOp();
       if (!def || def->getBlock() != &entry || needed.contains(def))
         continue;
       if (isStage(*def))
-        return stage->emitError("a stage uses a value another stage defines");
+        return group.front()->emitError(
+            "a stage uses a value another stage defines");
       needed.insert(def);
       llvm::append_range(worklist, def->getOperands());
     }
@@ -155,7 +166,10 @@ LogicalResult splitStages(func::FuncOp func) {
     for (Operation &op : entry)
       if (needed.contains(&op))
         inner.clone(op, map);
-    inner.clone(*stage, map);
+    for (Operation *stage : group) {
+      Operation *copy = inner.clone(*stage, map);
+      copy->removeAttr("tessel.stage_group");
+    }
     func::ReturnOp::create(inner, func.getLoc());
     b.setInsertionPointAfter(outlined);
   }

@@ -61,6 +61,27 @@ def ExpandErfPass : Pass<"tessel-expand-erf"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def FuseEpiloguesPass : Pass<"tessel-fuse-epilogues", "mlir::func::FuncOp"> {
+  let summary = "A contraction and its elementwise epilogue as one stage";
+  let description = [{
+    Runs on bufferized kernels, before tessel-outline-stages. Where a
+    temporary buffer is written by producers that include a reduction (a
+    Conv's bias broadcast and its accumulation, a MatMul's zero fill and
+    its product), each at the identity of its leading parallel loops, and
+    read by one elementwise linalg.generic (the epilogue: bias, Relu, Clip,
+    the residual Add) at the identity of the same dims, the producers write
+    the epilogue's output instead and the epilogue updates it in place. The
+    temporary disappears, and the producers and the epilogue are marked as
+    one stage group (`tessel.stage_group`), which tessel-outline-stages
+    keeps in one stage. Every op of the group iterates the output's dims in
+    order, so a target that splits the stage's work dims splits them all
+    the same way: on the CPU each workgroup initializes, accumulates and
+    finishes its tile while it is in cache; on a GPU the thread that
+    accumulates an element also finishes it. Results are unchanged: each
+    element is computed by the same operations in the same order.
+  }];
+}
+
 def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
   let summary = "Split bufferized kernels into stages with runtime-owned workspaces";
   let description = [{

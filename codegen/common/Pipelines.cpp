@@ -29,6 +29,9 @@ void tessel::buildSharedLoweringPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createMemRefCopyToLinalgPass());
+  // A contraction and its epilogue (bias, activation, residual) share the
+  // output buffer and one stage.
+  pm.addNestedPass<func::FuncOp>(createFuseEpiloguesPass());
   // Each linalg op (on memrefs) becomes a stage; targets choose how to
   // tile, vectorize and map it (CPU loops or GPU threads).
   // Temporaries become runtime-owned workspaces: no deallocation needed.

@@ -42,6 +42,18 @@ bool isFusible(Operation *op) {
          llvm::all_of(op->getResultTypes(), isFloatTensor);
 }
 
+bool isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp>(
+      op);
+}
+
+/// A Conv, MatMul or Gemm on floats: it may join a region of elementwise
+/// ops that consume it (its epilogue: bias, activation, residual Add).
+bool isContraction(Operation *op) {
+  return isa<ConvOp, MatMulOp, GemmOp>(op) &&
+         llvm::all_of(op->getResultTypes(), isFloatTensor);
+}
+
 struct FormDispatchRegionsPass
     : tessel::impl::FormDispatchRegionsPassBase<FormDispatchRegionsPass> {
   void runOnOperation() override {
@@ -56,8 +68,12 @@ struct FormDispatchRegionsPass
     // The root each op's group ends in: its only user's root.
     DenseMap<Operation *, Operation *> rootOf;
     llvm::MapVector<Operation *, SmallVector<Operation *>> groups;
+    // Groups with a reduction or a contraction: a contraction joins only a
+    // group of elementwise ops (one contraction and its epilogue).
+    llvm::SmallPtrSet<Operation *, 8> notEpilogue, withContraction;
     for (Operation &op : llvm::reverse(block)) {
-      if (!isFusible(&op))
+      bool contraction = isContraction(&op);
+      if (!isFusible(&op) && !contraction)
         continue;
       // The group of every user, if they all have the same one.
       Operation *root = &op;
@@ -73,8 +89,19 @@ struct FormDispatchRegionsPass
         }
         shared = userRoot;
       }
-      if (shared && *shared)
+      // A group is closed once it has its contraction: what comes before
+      // the contraction (its inputs) is no epilogue.
+      if (shared && *shared && !withContraction.contains(*shared))
         root = *shared;
+      if (contraction) {
+        // Never a region of its own, nor a second contraction's epilogue.
+        if (root == &op || notEpilogue.contains(root))
+          continue;
+        notEpilogue.insert(root);
+        withContraction.insert(root);
+      } else if (isReduction(&op)) {
+        notEpilogue.insert(root);
+      }
       rootOf[&op] = root;
       groups[root].push_back(&op);
     }

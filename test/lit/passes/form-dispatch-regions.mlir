@@ -1,14 +1,16 @@
 // Elementwise ops and reductions on floats become dispatch regions: an op
-// joins a region when every user of it is in that region. A value used in
-// two regions (or by an op that cannot join one) ends its region and the
-// next region reads it; integer (shape) arithmetic and other ops stay
-// outside; a region yields its last op's value and its location names
-// every op it holds.
+// joins a region when every user of it is in that region. A Conv, MatMul or
+// Gemm joins a region of elementwise ops that consume it (its epilogue),
+// which then takes no other member: what comes before the contraction is
+// its input. A value used in two regions (or by an op that cannot join
+// one) ends its region and the next region reads it; integer (shape)
+// arithmetic and other ops stay outside; a region yields its last op's
+// value and its location names every op it holds.
 // RUN: tessel-opt %s --split-input-file --tessel-form-dispatch-regions --mlir-print-debuginfo | FileCheck %s
 
 // CHECK-LABEL: func.func @chain
-// CHECK:         %[[M:.+]] = tessel.matmul %[[X:arg0]], %arg2
 // CHECK-NEXT:    %[[R:.+]] = tessel.dispatch_region -> tensor<?x8xf32> {
+// CHECK-NEXT:      %[[M:.+]] = tessel.matmul %[[X:arg0]], %arg2 : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32> loc(#[[MM:.+]])
 // CHECK-NEXT:      %[[S:.+]] = tessel.add %[[M]], %arg1 : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> loc(#[[ADD:.+]])
 // CHECK-NEXT:      %[[T:.+]] = tessel.tanh %[[S]] : tensor<?x8xf32> loc(#[[TANH:.+]])
 // CHECK-NEXT:      %[[U:.+]] = tessel.mul %[[T]], %[[X]] : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc(#[[MUL:.+]])
@@ -16,28 +18,57 @@
 // CHECK-NEXT:      %[[W:.+]] = tessel.add %[[U]], %[[V]] : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc(#[[ADD2:.+]])
 // CHECK-NEXT:      tessel.yield %[[W]] : tensor<?x8xf32> loc(#[[REGION:.+]])
 // CHECK-NEXT:    } loc(#[[REGION]])
-// CHECK-NEXT:    %[[Z:.+]] = tessel.matmul %[[R]], %arg2
 // CHECK-NEXT:    %[[R2:.+]] = tessel.dispatch_region -> tensor<?x8xf32> {
+// CHECK-NEXT:      %[[Z:.+]] = tessel.matmul %[[R]], %arg2
 // CHECK-NEXT:      tessel.sigmoid %[[R]]
 // CHECK-NEXT:      tessel.add %[[Z]]
 // CHECK-NEXT:      tessel.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return %[[R2]]
-// CHECK:       #[[ADD]] = loc("a")
-// CHECK:       #[[REGION]] = loc(fused<"tessel.dispatch_region">[#[[ADD]], #[[TANH]], #[[MUL]], #[[RELU]], #[[ADD2]]])
+// CHECK:       #[[MM]] = loc("mm")
+// CHECK:       #[[REGION]] = loc(fused<"tessel.dispatch_region">[#[[MM]], #[[ADD]], #[[TANH]], #[[MUL]], #[[RELU]], #[[ADD2]]])
 func.func @chain(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
-  %m = tessel.matmul %x, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+  %m = tessel.matmul %x, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32> loc("mm")
   %s = tessel.add %m, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> loc("a")
   %t = tessel.tanh %s : tensor<?x8xf32> loc("t")
   %u = tessel.mul %t, %x : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc("m")
   // %u has two users, both in the final add's region: it joins it too.
   %v = tessel.relu %u : tensor<?x8xf32> loc("r")
   %y = tessel.add %u, %v : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> loc("y")
-  // %y is read by a MatMul and by the sigmoid: it ends its region.
+  // %y is read by a MatMul and by the sigmoid, in one region: the MatMul
+  // and the sigmoid are both the final add's.
   %z = tessel.matmul %y, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
   %g = tessel.sigmoid %y : tensor<?x8xf32>
   %o = tessel.add %z, %g : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %o : tensor<?x8xf32>
+}
+
+// -----
+
+// A Conv and its epilogue (bias Add, residual Add, Relu) are one region; the
+// Relu before the Conv (its input) is not, and neither is a second Conv.
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK:         %[[P:.+]] = tessel.dispatch_region -> tensor<1x4x8x8xf32> {
+// CHECK-NEXT:      tessel.conv %arg0
+// CHECK-NEXT:      tessel.relu
+// CHECK-NEXT:      tessel.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[Q:.+]] = tessel.dispatch_region -> tensor<1x4x8x8xf32> {
+// CHECK-NEXT:      tessel.conv %[[P]]
+// CHECK-NEXT:      tessel.add
+// CHECK-NEXT:      tessel.relu
+// CHECK-NEXT:      tessel.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[Q]]
+func.func @conv_epilogue(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+  %c1 = tessel.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r1 = tessel.relu %c1 : tensor<1x4x8x8xf32>
+  %c2 = tessel.conv %r1, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %s = tessel.add %c2, %x : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %y = tessel.relu %s : tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
 }
 
 // -----
