@@ -55,10 +55,10 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
     Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
       return 1;
-    return 2 * std::max<int64_t>(1, vectorBits /
-                                        element.getIntOrFloatBitWidth());
+    return tessel::kTileVectors *
+           std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   }
-  return tessel::registerRowLoop(op, n) == dim ? 4 : 1;
+  return tessel::registerRowLoop(op, n) == dim ? tessel::kTileRows : 1;
 }
 
 /// Which work dims of `op` to split, and by how much: outer dims first,

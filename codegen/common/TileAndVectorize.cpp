@@ -36,9 +36,8 @@ using namespace mlir;
 
 namespace {
 
-/// Rows of the register tile, and its width in vectors.
-constexpr int64_t kTileRows = 4;
-constexpr int64_t kTileVectors = 2;
+using tessel::kTileRows;
+using tessel::kTileVectors;
 
 /// The loop of `map`'s last result when it is a plain loop dim.
 std::optional<unsigned> lastLoop(AffineMap map) {
