@@ -65,8 +65,9 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
 /// until the grid has about `maxWorkgroups` workgroups of at least
 /// `minWork` loop iterations each (counting the reductions). A dynamic dim
 /// (a batch, a sequence) is split into tiles of at least `minWork`
-/// iterations as far as the static extents tell. The output's last loop is
-/// split first in a MatMul-like op, else only when it is the only work dim.
+/// iterations as far as the static extents tell. Dims that partition the
+/// most input data come first; the output's last loop is split only in a
+/// MatMul-like op or when it is the only work dim.
 SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
                                 int64_t maxWorkgroups, int64_t minWork,
                                 unsigned vectorBits) {
@@ -87,22 +88,39 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
       if (auto d = dyn_cast<AffineDimExpr>(out.getResults().back()))
         contiguous = d.getPosition();
   }
-  // Outer dims first. A MatMul-like op (a reduction, every index a plain
-  // loop) splits its columns first: a workgroup then reads only its slab
-  // of the weights, which stays in cache across all the rows, where a
-  // split of the rows makes every workgroup stream the whole weight.
+  // The dims that partition the most input data first (outer first among
+  // equals): a workgroup then reads its slice of the largest operand, where
+  // a split along another dim makes every workgroup stream all of it (a
+  // MatMul's weights when its rows are split, a 1x1 Conv's input when its
+  // channels are). The output's last loop only in a MatMul-like op (every
+  // index a plain loop; a Conv's vectors run along it) or when it is the
+  // only work dim.
   bool matmulLike =
-      contiguous && llvm::is_contained(op.getIteratorTypesArray(),
-                                       utils::IteratorType::reduction) &&
+      llvm::is_contained(op.getIteratorTypesArray(),
+                         utils::IteratorType::reduction) &&
       llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
         return op.getMatchingIndexingMap(in).isProjectedPermutation();
       });
+  auto partitioned = [&](unsigned d) {
+    int64_t bytes = 0;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto type = dyn_cast<ShapedType>(in->get().getType());
+      if (!type || !op.getMatchingIndexingMap(in).isFunctionOfDim(d))
+        continue;
+      int64_t size = 1;
+      for (int64_t e : type.getShape())
+        size = ShapedType::isDynamic(e) ? size : std::min<int64_t>(size * e, int64_t(1) << 40);
+      bytes += size;
+    }
+    return bytes;
+  };
   SmallVector<unsigned> order;
-  if (matmulLike && *contiguous < numWorkDims)
-    order.push_back(*contiguous);
   for (unsigned d = 0; d < numWorkDims; ++d)
-    if (contiguous != d || (numWorkDims == 1 && order.empty()))
+    if (contiguous != d || matmulLike || numWorkDims == 1)
       order.push_back(d);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return partitioned(a) > partitioned(b);
+  });
   for (unsigned d : order) {
     if (splits.size() == kAxes)
       break;

@@ -149,20 +149,22 @@ def DistributeToWorkgroupsPass
     runs a launch as a grid of workgroups on a pool of threads (the CPU).
     Every stage gets six trailing `index` arguments: its workgroup id along
     x, y, z and the workgroup count along x, y, z (docs/design.md "Kernel
-    ABI"). A stage that is one linalg op has up to three of its work dims
-    (`tessel.work_dims`, outer first) tiled with upstream's tileUsingSCF;
+    ABI"). A stage that is one linalg op, or a stage group of ops over the
+    same output (tessel-fuse-epilogues), has up to three of its work dims
+    (`tessel.work_dims`) tiled with upstream's tileUsingSCF, every op alike;
     each tile loop then runs only the iteration of the workgroup's id along
-    its axis (x for the first split dim). The split is chosen from the
-    static extents: about `max-workgroups` workgroups of at least
-    `min-work` loop iterations each (reductions included), tiles that
-    divide the extent where one does (full tiles keep static sizes for the
-    register tiles), tiles of the output's last loop or of a row loop a
-    multiple of the register tile's step, a dynamic dim (a batch, a
-    sequence) in tiles of at least `min-work` iterations as far as the
-    static extents tell, and the output's last loop split first in a
-    MatMul-like op (a reduction, every index a plain loop: each workgroup
-    then reads one slab of the weights, which stays in cache across the
-    rows), else only when it is the only work dim.
+    its axis (axes in loop order). The split is chosen from the static
+    extents of the op with the reduction: about `max-workgroups`
+    workgroups of at least `min-work` loop iterations each (reductions
+    included), tiles that divide the extent where one does (full tiles keep
+    static sizes for the register tiles), tiles of the output's last loop
+    or of a row loop a multiple of the register tile's step, a dynamic dim
+    (a batch, a sequence) in tiles of at least `min-work` iterations as far
+    as the static extents tell. Dims that partition the most input data go
+    first (outer first among equals), so that a workgroup reads its slice
+    of the largest operand: a MatMul's weight columns, a 1x1 Conv's input
+    rows. The output's last loop is split only in a MatMul-like op (a
+    reduction, every index a plain loop) or when it is the only work dim.
 
     The stage records what its launch needs: `tessel.workgroup_count`, per
     axis `[tile, dim...]` (ceil(product of work sizes dim... / tile)
