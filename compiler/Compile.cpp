@@ -8,6 +8,7 @@
 #include "compiler/Compile.h"
 
 #include "codegen/common/Passes.h"
+#include "codegen/common/Stages.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "compiler/Partition.h"
 #include "compiler/Registration.h"
@@ -50,41 +51,34 @@ const std::vector<std::string> &tessel::emitStages() {
 
 /// The launch config (format::LaunchConfig) of each kernel `symbols[i]`, as
 /// the target's pipeline recorded it on the lowered function
-/// (`tessel.workgroup_size`, `tessel.workgroup_count`: per axis
-/// `[tile, work dim...]`).
+/// (tessel::setLaunchConfig).
 static LogicalResult collectLaunchConfigs(
     ModuleOp lowered, const std::vector<std::string> &symbols,
     StringRef target, std::vector<tessel::format::LaunchConfig> &configs) {
-  llvm::StringMap<Operation *> functions;
+  llvm::StringMap<tessel::format::LaunchConfig> recorded;
   lowered.walk([&](Operation *op) {
-    if (auto name = op->getAttrOfType<StringAttr>(
-            SymbolTable::getSymbolAttrName()))
-      if (op->hasAttr("tessel.workgroup_count"))
-        functions[name.getValue()] = op;
+    auto name =
+        op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    int64_t size[3];
+    tessel::WorkgroupAxis axes[3];
+    if (!name || !tessel::getLaunchConfig(op, size, axes))
+      return;
+    tessel::format::LaunchConfig &config = recorded[name.getValue()];
+    for (unsigned a = 0; a < 3; ++a) {
+      config.workgroupSize[a] = static_cast<uint32_t>(size[a]);
+      config.workgroupCount[a].tile = static_cast<uint64_t>(axes[a].tile);
+      for (int64_t d : axes[a].dims)
+        config.workgroupCount[a].dims.push_back(static_cast<uint32_t>(d));
+    }
   });
   for (const std::string &symbol : symbols) {
-    Operation *fn = functions.lookup(symbol);
-    auto size = fn ? fn->getAttrOfType<DenseI64ArrayAttr>(
-                         "tessel.workgroup_size")
-                   : nullptr;
-    auto count =
-        fn ? fn->getAttrOfType<ArrayAttr>("tessel.workgroup_count") : nullptr;
-    if (!size || !count || size.size() != 3 || count.size() != 3)
+    auto it = recorded.find(symbol);
+    if (it == recorded.end())
       return emitError(lowered.getLoc())
              << "internal compiler error: the " << target
              << " pipeline recorded no launch config for kernel '" << symbol
              << "'";
-    tessel::format::LaunchConfig config;
-    for (unsigned a = 0; a < 3; ++a) {
-      config.workgroupSize[a] = static_cast<uint32_t>(size[a]);
-      ArrayRef<int64_t> axis = cast<DenseI64ArrayAttr>(count[a]).asArrayRef();
-      if (axis.empty())
-        continue;
-      config.workgroupCount[a].tile = static_cast<uint64_t>(axis.front());
-      for (int64_t d : axis.drop_front())
-        config.workgroupCount[a].dims.push_back(static_cast<uint32_t>(d));
-    }
-    configs.push_back(std::move(config));
+    configs.push_back(it->second);
   }
   return success();
 }

@@ -9,6 +9,7 @@
 
 #include "codegen/common/Passes.h"
 #include "codegen/common/RegisterTile.h"
+#include "codegen/common/Stages.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,8 +41,8 @@ struct Split {
 /// The step of loop `dim` in TileAndVectorize's register tile of `op`: two
 /// vectors for the output's last loop `n`, 4 for its row loop
 /// (registerRowLoop), 1 otherwise and for ops without reductions (which it
-/// leaves to LLVM). A workgroup tile is a
-/// multiple of it, so that workgroups split a loop between register tiles.
+/// leaves to LLVM). A workgroup tile is a multiple of it, so that
+/// workgroups split a loop between register tiles.
 int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   bool reduces = llvm::is_contained(op.getIteratorTypesArray(),
                                     utils::IteratorType::reduction);
@@ -61,8 +62,8 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   return tessel::registerRowLoop(op, n) == dim ? tessel::kTileRows : 1;
 }
 
-/// Which work dims of `op` to split, and by how much: outer dims first,
-/// until the grid has about `maxWorkgroups` workgroups of at least
+/// Which work dims of `op` to split, and by how much, until the grid has
+/// about `maxWorkgroups` workgroups of at least
 /// `minWork` loop iterations each (counting the reductions). A dynamic dim
 /// (a batch, a sequence) is split into tiles of at least `minWork`
 /// iterations as far as the static extents tell. Dims that partition the
@@ -101,25 +102,26 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
       llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
         return op.getMatchingIndexingMap(in).isProjectedPermutation();
       });
-  auto partitioned = [&](unsigned d) {
-    int64_t bytes = 0;
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      auto type = dyn_cast<ShapedType>(in->get().getType());
-      if (!type || !op.getMatchingIndexingMap(in).isFunctionOfDim(d))
-        continue;
-      int64_t size = 1;
-      for (int64_t e : type.getShape())
-        size = ShapedType::isDynamic(e) ? size : std::min<int64_t>(size * e, int64_t(1) << 40);
-      bytes += size;
-    }
-    return bytes;
-  };
+  // Per work dim, the static elements of the inputs it indexes.
+  SmallVector<int64_t> partitioned(numWorkDims, 0);
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<ShapedType>(in->get().getType());
+    if (!type)
+      continue;
+    int64_t size = 1;
+    for (int64_t e : type.getShape())
+      if (!ShapedType::isDynamic(e))
+        size = std::min<int64_t>(size * e, int64_t(1) << 40);
+    for (unsigned d = 0; d < numWorkDims; ++d)
+      if (op.getMatchingIndexingMap(in).isFunctionOfDim(d))
+        partitioned[d] += size;
+  }
   SmallVector<unsigned> order;
   for (unsigned d = 0; d < numWorkDims; ++d)
     if (contiguous != d || matmulLike || numWorkDims == 1)
       order.push_back(d);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return partitioned(a) > partitioned(b);
+    return partitioned[a] > partitioned[b];
   });
   for (unsigned d : order) {
     if (splits.size() == kAxes)
@@ -179,22 +181,12 @@ std::optional<linalg::LinalgOp> splitRoot(ArrayRef<linalg::LinalgOp> ops,
   std::optional<linalg::LinalgOp> root;
   Value out;
   for (linalg::LinalgOp op : ops) {
-    if (op.getNumDpsInits() != 1)
+    if (!tessel::writesLeadingLoops(op, numWorkDims))
       return std::nullopt;
     Value init = op.getDpsInitOperand(0)->get();
     if (out && init != out)
       return std::nullopt;
     out = init;
-    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    auto iterators = op.getIteratorTypesArray();
-    if (map.getNumResults() < numWorkDims)
-      return std::nullopt;
-    for (unsigned d = 0; d < numWorkDims; ++d) {
-      auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
-      if (!dim || dim.getPosition() != d ||
-          iterators[d] != utils::IteratorType::parallel)
-        return std::nullopt;
-    }
     if (!root && op.getNumReductionLoops() > 0)
       root = op;
   }
@@ -268,15 +260,10 @@ struct DistributeToWorkgroupsPass
     }
 
     // What the runtime needs to launch the grid (LaunchConfig).
-    SmallVector<Attribute> axes;
-    for (unsigned a = 0; a < kAxes; ++a) {
-      SmallVector<int64_t> axis;
-      if (a < splits.size())
-        axis = {splits[a].tile, splits[a].dim};
-      axes.push_back(b.getDenseI64ArrayAttr(axis));
-    }
-    func->setAttr("tessel.workgroup_count", b.getArrayAttr(axes));
-    func->setAttr("tessel.workgroup_size", b.getDenseI64ArrayAttr({1, 1, 1}));
+    SmallVector<tessel::WorkgroupAxis> axes;
+    for (const Split &s : splits)
+      axes.push_back({s.tile, {s.dim}});
+    tessel::setLaunchConfig(func, {1, 1, 1}, axes);
   }
 };
 

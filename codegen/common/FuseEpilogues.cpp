@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/Passes.h"
+#include "codegen/common/Stages.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,20 +21,12 @@ using namespace mlir;
 namespace {
 
 /// Whether `op` writes `buffer` as its only output, at the identity of its
-/// leading loops (so that those loops are the buffer's dims, in order), and
-/// its leading loops are parallel.
+/// leading loops (so that those loops are the buffer's dims, in order).
 bool writesInOrder(linalg::LinalgOp op, Value buffer) {
-  if (op.getNumDpsInits() != 1 || op.getDpsInitOperand(0)->get() != buffer)
-    return false;
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  auto iterators = op.getIteratorTypesArray();
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim || dim.getPosition() != i ||
-        iterators[i] != utils::IteratorType::parallel)
-      return false;
-  }
-  return true;
+  return op.getNumDpsInits() == 1 &&
+         op.getDpsInitOperand(0)->get() == buffer &&
+         tessel::writesLeadingLoops(
+             op, cast<MemRefType>(buffer.getType()).getRank());
 }
 
 /// Whether `op` is elementwise: every loop parallel, `buffer` read and the
@@ -95,8 +88,7 @@ bool fuse(memref::AllocOp alloc, int64_t group) {
     return a->isBeforeInBlock(b);
   });
   Operation *first = producers.front();
-  if (!epilogue->getBlock() ||
-      !llvm::all_of(producers, [&](linalg::LinalgOp p) {
+  if (!llvm::all_of(producers, [&](linalg::LinalgOp p) {
         return p->isBeforeInBlock(epilogue);
       }))
     return false;

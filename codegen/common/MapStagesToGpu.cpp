@@ -8,6 +8,7 @@
 
 #include "codegen/common/ExpandDeviceMath.h"
 #include "codegen/common/Passes.h"
+#include "codegen/common/Stages.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -101,15 +102,10 @@ struct MapStagesToGpuPass
       // The launch (LaunchConfig): blocks of kBlockSize threads along x,
       // ceil(product of every work size / kBlockSize) of them.
       auto workDims = stage->getAttrOfType<ArrayAttr>("tessel.work_dims");
-      SmallVector<int64_t> x = {kBlockSize};
+      tessel::WorkgroupAxis x{kBlockSize, {}};
       for (int64_t d = 0, e = workDims ? workDims.size() : 0; d < e; ++d)
-        x.push_back(d);
-      kernel->setAttr("tessel.workgroup_count",
-                      b.getArrayAttr({b.getDenseI64ArrayAttr(x),
-                                      b.getDenseI64ArrayAttr({}),
-                                      b.getDenseI64ArrayAttr({})}));
-      kernel->setAttr("tessel.workgroup_size",
-                      b.getDenseI64ArrayAttr({kBlockSize, 1, 1}));
+        x.dims.push_back(d);
+      tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, {x});
       Block &body = kernel.getBody().front();
       IRMapping map;
       for (auto [from, to] :

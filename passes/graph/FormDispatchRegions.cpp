@@ -29,22 +29,22 @@ bool isFloatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-/// Whether `op` may be part of a dispatch region: an elementwise op (each
-/// result element from the operand elements at the same, broadcast,
-/// position) or a reduction along static axes (ReduceSum/Mean/Max/Min,
-/// Softmax), on floats only.
-bool isFusible(Operation *op) {
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
-           SqrtOp, ErfOp, ClipOp, CastOp, ReduceSumOp, ReduceMeanOp,
-           ReduceMaxOp, ReduceMinOp, SoftmaxOp>(op))
-    return false;
-  return llvm::all_of(op->getOperandTypes(), isFloatTensor) &&
-         llvm::all_of(op->getResultTypes(), isFloatTensor);
-}
-
+/// A reduction along static axes.
 bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp>(
       op);
+}
+
+/// Whether `op` may be part of a dispatch region: an elementwise op (each
+/// result element from the operand elements at the same, broadcast,
+/// position) or a reduction, on floats only.
+bool isFusible(Operation *op) {
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
+           SqrtOp, ErfOp, ClipOp, CastOp>(op) &&
+      !isReduction(op))
+    return false;
+  return llvm::all_of(op->getOperandTypes(), isFloatTensor) &&
+         llvm::all_of(op->getResultTypes(), isFloatTensor);
 }
 
 /// A Conv, MatMul or Gemm on floats: it may join a region of elementwise
@@ -65,42 +65,40 @@ struct FormDispatchRegionsPass
   }
 
   void formRegions(Block &block) {
-    // The root each op's group ends in: its only user's root.
+    // The last op of each op's group (its root), and the groups.
     DenseMap<Operation *, Operation *> rootOf;
     llvm::MapVector<Operation *, SmallVector<Operation *>> groups;
-    // Groups with a reduction or a contraction: a contraction joins only a
-    // group of elementwise ops (one contraction and its epilogue).
-    llvm::SmallPtrSet<Operation *, 8> notEpilogue, withContraction;
+    // Groups with a reduction, and groups closed by their contraction (a
+    // contraction joins only a group of elementwise ops: its epilogue).
+    llvm::SmallPtrSet<Operation *, 8> withReduction, withContraction;
+    // The root of the group of every user of `op`, if they share one.
+    auto usersRoot = [&](Operation &op) -> Operation * {
+      Operation *shared = nullptr;
+      for (Operation *user : op.getUsers()) {
+        auto it = rootOf.find(user);
+        if (user->getBlock() != &block || it == rootOf.end() ||
+            (shared && shared != it->second))
+          return nullptr;
+        shared = it->second;
+      }
+      return shared;
+    };
     for (Operation &op : llvm::reverse(block)) {
       bool contraction = isContraction(&op);
       if (!isFusible(&op) && !contraction)
         continue;
-      // The group of every user, if they all have the same one.
-      Operation *root = &op;
-      std::optional<Operation *> shared;
-      for (Operation *user : op.getUsers()) {
-        auto it = rootOf.find(user);
-        Operation *userRoot = user->getBlock() == &block && it != rootOf.end()
-                                  ? it->second
-                                  : nullptr;
-        if (!userRoot || (shared && *shared != userRoot)) {
-          shared = nullptr;
-          break;
-        }
-        shared = userRoot;
-      }
       // A group is closed once it has its contraction: what comes before
       // the contraction (its inputs) is no epilogue.
-      if (shared && *shared && !withContraction.contains(*shared))
-        root = *shared;
+      Operation *root = usersRoot(op);
+      if (!root || withContraction.contains(root))
+        root = &op;
       if (contraction) {
-        // Never a region of its own, nor a second contraction's epilogue.
-        if (root == &op || notEpilogue.contains(root))
+        // Never a region of its own, nor the epilogue of a reduction.
+        if (root == &op || withReduction.contains(root))
           continue;
-        notEpilogue.insert(root);
         withContraction.insert(root);
       } else if (isReduction(&op)) {
-        notEpilogue.insert(root);
+        withReduction.insert(root);
       }
       rootOf[&op] = root;
       groups[root].push_back(&op);
