@@ -83,6 +83,21 @@ static LogicalResult collectLaunchConfigs(
   return success();
 }
 
+/// What a target's stages show the plan: each stage's name, signature, work
+/// dims and workspaces, in order.
+static std::string stageSignature(ModuleOp stages) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (auto func : stages.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("tessel.kernel_of"))
+      continue;
+    os << func.getSymName() << " " << func.getFunctionType() << " "
+       << func->getAttr("tessel.work_dims") << " "
+       << func->getAttr("tessel.workspace_dims") << "\n";
+  }
+  return text;
+}
+
 LogicalResult tessel::compileOnnxModel(MLIRContext &context,
                                        const std::string &modelPath,
                                        CompileOptions &options,
@@ -140,35 +155,54 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   buildSharedLoweringPipeline(shared);
   if (failed(shared.run(*kernels)))
     return failure();
-  if (failed(expandStages(*kernels, artifact)))
-    return failure();
-  if (emitted(options, "linalg", *kernels))
-    return success();
-  std::vector<std::string> symbols;
-  for (const format::Kernel &k : artifact.kernels)
-    symbols.push_back(k.symbol);
 
-  // Each target lowers its own copy of the stages.
+  // Each target tiles its own copy; the stages (and so the plan's launches
+  // and workspaces) must come out the same on every target.
+  std::vector<std::string> symbols;
+  std::optional<std::string> firstStages;
   for (const std::string &target : options.targets) {
     OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*kernels)->clone());
     format::TargetBinary binary;
     binary.target = target;
     std::string error;
+    PassManager stages(&context);
     PassManager pm(&context);
     std::unique_ptr<GpuTarget> gpu = createGpuTarget(target);
     if (gpu) {
+      buildGpuStagePipeline(stages);
       buildGpuLoweringPipeline(pm, *gpu);
     } else {
       // The CPU's extensions decide the SIMD width; the artifact lists them.
       artifact.cpuFeatures = cpuFeatures(options.cpu);
-      buildCpuLoweringPipeline(pm, cpuVectorBits(artifact.cpuFeatures));
+      unsigned bits = cpuVectorBits(artifact.cpuFeatures);
+      buildCpuStagePipeline(stages, bits);
+      buildCpuLoweringPipeline(pm, bits);
     }
     if (options.emit == "pipeline") {
       llvm::raw_string_ostream os(options.emitted);
       os << target << ": ";
+      stages.printAsTextualPipeline(os);
+      os << ", ";
       pm.printAsTextualPipeline(os);
       os << "\n";
       continue;
+    }
+    if (failed(stages.run(*copy)))
+      return failure();
+    std::string signature = stageSignature(*copy);
+    if (!firstStages) {
+      if (failed(expandStages(*copy, artifact)))
+        return failure();
+      if (emitted(options, "linalg", *copy))
+        return success();
+      for (const format::Kernel &k : artifact.kernels)
+        symbols.push_back(k.symbol);
+      firstStages = signature;
+    } else if (signature != *firstStages) {
+      return emitError(fileLoc)
+             << "internal compiler error: target " << target
+             << " split the kernels into other stages than "
+             << options.targets.front();
     }
     if (failed(pm.run(*copy)))
       return failure();

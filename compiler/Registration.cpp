@@ -8,6 +8,7 @@
 #include "dialects/Graph/TesselDialect.h"
 #include "dialects/Plan/PlanDialect.h"
 #include "passes/Passes.h"
+#include "passes/tiling/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -24,6 +25,7 @@ void tessel::registerAllDialects(mlir::DialectRegistry &registry) {
 void tessel::registerAllPasses() {
   mlir::registerAllPasses();
   registerTesselGraphPasses();
+  registerTesselTilingPasses();
   registerTesselCodegenCommonPasses();
   registerCodegenCommonPipelines();
   registerCpuPipelines();

@@ -38,8 +38,8 @@ void tessel::registerGpuPipelines() {
   // pipeline-parse error, not a crash.
   registerPassPipeline(
       "tessel-gpu-lowering",
-      "stages -> GPU kernels (one work item per thread) in the vendor's LLVM "
-      "dialect",
+      "grouped linalg on tensors -> block tiles -> stages -> GPU kernels in "
+      "the vendor's LLVM dialect",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         GpuPipelineOptions options;
@@ -49,6 +49,7 @@ void tessel::registerGpuPipelines() {
         if (!target)
           return errorHandler("tessel-gpu-lowering: unknown GPU target '" +
                               options.target + "'");
+        buildGpuStagePipeline(pm);
         buildGpuLoweringPipeline(pm, *target);
         return success();
       },

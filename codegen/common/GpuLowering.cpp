@@ -14,6 +14,14 @@
 
 using namespace mlir;
 
+void tessel::buildGpuStagePipeline(OpPassManager &pm) {
+  if (failed(parsePassPipeline("func.func(tessel-gpu-workgroup-tiles,"
+                               " tessel-tile-and-fuse-workgroups)",
+                               pm)))
+    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
+  buildStagePipeline(pm);
+}
+
 void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuTarget &target) {
   // Parallel loops around sequential reductions: one work item per thread.

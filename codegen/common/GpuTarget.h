@@ -42,6 +42,10 @@ std::unique_ptr<GpuTarget> createAmdTarget(const std::string &chip);
 /// Stages (bufferized linalg on memrefs) -> gpu.module in the LLVM dialect.
 void buildGpuLoweringPipeline(mlir::OpPassManager &pm, const GpuTarget &target);
 
+/// Grouped linalg on tensors (buildSharedLoweringPipeline) -> a GPU's block
+/// tiles -> stages (buildStagePipeline); the same for every GPU target.
+void buildGpuStagePipeline(mlir::OpPassManager &pm);
+
 /// Translates the lowered gpu.module of `module` and emits the binary.
 bool emitGpuBinary(mlir::ModuleOp module, const GpuTarget &target,
                    std::vector<uint8_t> &out, std::string &error);

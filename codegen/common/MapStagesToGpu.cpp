@@ -13,6 +13,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -40,26 +44,31 @@ Value globalId(OpBuilder &b, Location loc) {
       b, loc, arith::MulIOp::create(b, loc, block, size), thread);
 }
 
-/// Rewrites `loop` into `if (id < trip count)`, one iteration per thread.
-void distribute(scf::ParallelOp loop, Value id) {
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
+/// The trip count of each dim of `loop`, computed before it.
+SmallVector<Value> tripCounts(OpBuilder &b, scf::ParallelOp loop) {
   SmallVector<Value> extents;
-  Value total = arith::ConstantIndexOp::create(b, loc, 1);
   for (auto [lb, ub, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    Value n = arith::CeilDivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, ub, lb), step);
-    extents.push_back(n);
-    total = arith::MulIOp::create(b, loc, total, n);
-  }
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, total);
-  auto ifOp = scf::IfOp::create(b, loc, inRange);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+    extents.push_back(arith::CeilDivSIOp::create(
+        b, loop.getLoc(), arith::SubIOp::create(b, loop.getLoc(), ub, lb),
+        step));
+  return extents;
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value v : values)
+    total = arith::MulIOp::create(b, loc, total, v);
+  return total;
+}
+
+/// Clones the body of `loop` at `b`'s insertion point for its iteration of
+/// linear index `id` (innermost dim fastest, as in the row-major loop nest).
+void cloneIteration(OpBuilder &b, scf::ParallelOp loop,
+                    ArrayRef<Value> extents, Value id) {
+  Location loc = loop.getLoc();
   IRMapping map;
   Value rest = id;
-  // Innermost dim varies fastest, as in the row-major loop nest.
   for (int64_t d = extents.size() - 1; d >= 0; --d) {
     Value index =
         d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, extents[d]);
@@ -72,7 +81,178 @@ void distribute(scf::ParallelOp loop, Value id) {
   }
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, map);
+}
+
+/// Rewrites `loop` into `if (id < trip count)`, one iteration per thread.
+void distribute(scf::ParallelOp loop, Value id) {
+  OpBuilder b(loop);
+  SmallVector<Value> extents = tripCounts(b, loop);
+  Value inRange =
+      arith::CmpIOp::create(b, loop.getLoc(), arith::CmpIPredicate::slt, id,
+                            product(b, loop.getLoc(), extents));
+  auto ifOp = scf::IfOp::create(b, loop.getLoc(), inRange);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  cloneIteration(b, loop, extents, id);
   loop.erase();
+}
+
+/// Rewrites `loop` into a block-stride loop: thread `tid` of a block of
+/// kBlockSize runs iterations tid, tid + kBlockSize, ... of the loop.
+void distributeInBlock(scf::ParallelOp loop, Value tid) {
+  OpBuilder b(loop);
+  SmallVector<Value> extents = tripCounts(b, loop);
+  auto strided = scf::ForOp::create(
+      b, loop.getLoc(), tid, product(b, loop.getLoc(), extents),
+      arith::ConstantIndexOp::create(b, loop.getLoc(), kBlockSize));
+  b.setInsertionPoint(strided.getBody()->getTerminator());
+  cloneIteration(b, loop, extents, strided.getInductionVar());
+  loop.erase();
+}
+
+/// Moves `alloc` (a workgroup temporary) into workgroup memory of `kernel`.
+LogicalResult toWorkgroupMemory(gpu::GPUFuncOp kernel, memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.getLayout().isIdentity())
+    return alloc.emitError("a workgroup temporary with a layout");
+  // A partial tile is a view of a buffer of the full tile's size.
+  SmallVector<int64_t> bound(type.getShape());
+  unsigned dynamic = 0;
+  for (int64_t &extent : bound) {
+    if (!ShapedType::isDynamic(extent))
+      continue;
+    FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, alloc.getDynamicSizes()[dynamic++],
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(ub))
+      return alloc.emitError("a workgroup temporary of unbounded size");
+    extent = *ub;
+  }
+  auto space = gpu::AddressSpaceAttr::get(kernel.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto shared = MemRefType::get(bound, type.getElementType(),
+                                MemRefLayoutAttrInterface{}, space);
+  Value buffer = kernel.addWorkgroupAttribution(shared, alloc.getLoc());
+  if (!type.hasStaticShape()) {
+    OpBuilder b(alloc);
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    buffer = memref::SubViewOp::create(b, alloc.getLoc(), buffer, offsets,
+                                       alloc.getMixedSizes(), strides);
+  }
+  // Loads and stores take any memory space; views are rebuilt in it.
+  SmallVector<std::pair<Value, Value>> worklist{{alloc.getResult(), buffer}};
+  while (!worklist.empty()) {
+    auto [from, to] = worklist.pop_back_val();
+    for (OpOperand &use : llvm::make_early_inc_range(from.getUses())) {
+      Operation *user = use.getOwner();
+      if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user)) {
+        use.set(to);
+        continue;
+      }
+      if (isa<memref::DeallocOp>(user)) {
+        user->erase();
+        continue;
+      }
+      auto view = dyn_cast<memref::SubViewOp>(user);
+      if (!view)
+        return user->emitError("cannot use workgroup memory here");
+      OpBuilder b(view);
+      auto newType = memref::SubViewOp::inferRankReducedResultType(
+          view.getType().getShape(), cast<MemRefType>(to.getType()),
+          view.getMixedOffsets(), view.getMixedSizes(),
+          view.getMixedStrides());
+      Value replacement = memref::SubViewOp::create(
+          b, view.getLoc(), newType, to, view.getMixedOffsets(),
+          view.getMixedSizes(), view.getMixedStrides());
+      worklist.push_back({view.getResult(), replacement});
+    }
+  }
+  SmallVector<Operation *> dead{alloc};
+  for (unsigned i = 0; i < dead.size(); ++i)
+    for (Operation *user : dead[i]->getUsers())
+      dead.push_back(user);
+  for (Operation *op : llvm::reverse(dead))
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
+/// Maps a stage that is a workgroup forall: its split dims onto the grid
+/// (blockIdx x, y, z), its body onto the threads of a block: each parallel
+/// loop block-stride, a barrier between them, anything else with side
+/// effects on thread 0. Returns the launch's axes.
+FailureOr<SmallVector<tessel::WorkgroupAxis>>
+mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
+  FailureOr<SmallVector<std::optional<int64_t>>> steps =
+      tessel::workgroupSteps(forall);
+  if (failed(steps))
+    return failure();
+  OpBuilder b(forall);
+  Location loc = forall.getLoc();
+  const gpu::Dimension grid[] = {gpu::Dimension::x, gpu::Dimension::y,
+                                 gpu::Dimension::z};
+  SmallVector<tessel::WorkgroupAxis> axes;
+  SmallVector<Value> ivs;
+  for (auto [d, lb, step] :
+       llvm::enumerate(forall.getMixedLowerBound(), *steps)) {
+    Value lower = getValueOrCreateConstantIndexOp(b, loc, lb);
+    if (!step) {
+      ivs.push_back(lower);
+      continue;
+    }
+    if (axes.size() == 3)
+      return forall.emitError("dim ")
+             << d << " of a workgroup forall is split on a fourth axis";
+    Value id = gpu::BlockIdOp::create(b, loc, grid[axes.size()]);
+    ivs.push_back(arith::AddIOp::create(
+        b, loc, lower,
+        arith::MulIOp::create(b, loc, id,
+                              arith::ConstantIndexOp::create(b, loc, *step))));
+    axes.push_back({*step, {static_cast<int64_t>(d)}});
+  }
+  Block *body = forall.getBody();
+  body->getTerminator()->erase();
+  SmallVector<memref::AllocOp> allocs(body->getOps<memref::AllocOp>());
+  for (memref::AllocOp alloc : allocs)
+    if (failed(toWorkgroupMemory(kernel, alloc)))
+      return failure();
+  SmallVector<Operation *> ops;
+  for (Operation &op : *body)
+    ops.push_back(&op);
+  Block *parent = forall->getBlock();
+  parent->getOperations().splice(Block::iterator(forall),
+                                 body->getOperations());
+  for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
+    iv.replaceAllUsesWith(value);
+  forall.erase();
+
+  Value tid = nullptr;
+  for (Operation *op : ops) {
+    if (isMemoryEffectFree(op) ||
+        (op->getNumRegions() == 0 && isa<memref::SubViewOp>(op)))
+      continue;
+    b.setInsertionPoint(op);
+    if (!tid) {
+      b.setInsertionPointToStart(&kernel.getBody().front());
+      tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      b.setInsertionPoint(op);
+    }
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      b.setInsertionPointAfter(loop);
+      gpu::BarrierOp::create(b, loc);
+      distributeInBlock(loop, tid);
+      continue;
+    }
+    // One thread does what is not a parallel loop.
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    auto ifOp = scf::IfOp::create(b, loc, first);
+    op->moveBefore(ifOp.thenBlock()->getTerminator());
+    b.setInsertionPointAfter(ifOp);
+    gpu::BarrierOp::create(b, loc);
+  }
+  return axes;
 }
 
 struct MapStagesToGpuPass
@@ -99,24 +279,38 @@ struct MapStagesToGpuPass
                       UnitAttr::get(ctx));
       kernel.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(kBlockSize), 1, 1}));
-      // The launch (LaunchConfig): blocks of kBlockSize threads along x,
-      // ceil(product of every work size / kBlockSize) of them.
-      auto workDims = stage->getAttrOfType<ArrayAttr>("tessel.work_dims");
-      tessel::WorkgroupAxis x{kBlockSize, {}};
-      for (int64_t d = 0, e = workDims ? workDims.size() : 0; d < e; ++d)
-        x.dims.push_back(d);
-      tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, {x});
       Block &body = kernel.getBody().front();
       IRMapping map;
       for (auto [from, to] :
            llvm::zip(stage.getArguments(), body.getArguments()))
         map.map(from, to);
       OpBuilder inner = OpBuilder::atBlockEnd(&body);
-      Value id = globalId(inner, stage.getLoc());
       SmallVector<Operation *> cloned;
       for (Operation &op : stage.getBody().front().without_terminator())
         cloned.push_back(inner.clone(op, map));
       Operation *ret = gpu::ReturnOp::create(inner, stage.getLoc());
+
+      auto foralls = body.getOps<scf::ForallOp>();
+      if (!foralls.empty()) {
+        // A workgroup forall: blocks of the grid, threads of the block.
+        FailureOr<SmallVector<tessel::WorkgroupAxis>> axes =
+            mapWorkgroupForall(kernel, *foralls.begin());
+        if (failed(axes))
+          return signalPassFailure();
+        tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, *axes);
+        stage.erase();
+        continue;
+      }
+      // Otherwise one work item per thread of a 1-D grid: blocks of
+      // kBlockSize threads along x, ceil(product of every work size /
+      // kBlockSize) of them.
+      auto workDims = stage->getAttrOfType<ArrayAttr>("tessel.work_dims");
+      tessel::WorkgroupAxis x{kBlockSize, {}};
+      for (int64_t d = 0, e = workDims ? workDims.size() : 0; d < e; ++d)
+        x.dims.push_back(d);
+      tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, {x});
+      inner.setInsertionPointToStart(&body);
+      Value id = globalId(inner, stage.getLoc());
 
       SmallVector<scf::ParallelOp> loops;
       for (auto loop : body.getOps<scf::ParallelOp>())

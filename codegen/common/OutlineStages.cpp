@@ -33,6 +33,10 @@ LogicalResult hoistAllocations(func::FuncOp func) {
   Block &entry = func.getBody().front();
   SmallVector<memref::AllocOp> allocs;
   WalkResult nested = func.walk([&](memref::AllocOp alloc) {
+    // A workgroup's temporary (tessel-tile-and-fuse-workgroups) stays: the
+    // target decides where it lives.
+    if (alloc->getParentOfType<scf::ForallOp>())
+      return WalkResult::advance();
     if (alloc->getBlock() != &entry)
       return WalkResult::interrupt();
     allocs.push_back(alloc);
@@ -117,19 +121,11 @@ LogicalResult splitStages(func::FuncOp func) {
   Block &entry = func.getBody().front();
   llvm::SmallPtrSet<Value, 8> written = writtenArguments(func);
   auto isStage = [&](Operation &op) { return ::isStage(op, written); };
-  // Stage ops in order; consecutive ones of one tessel.stage_group
-  // (tessel-fuse-epilogues) form one stage.
+  // Stage ops in order, one stage each.
   SmallVector<SmallVector<Operation *>> stages;
-  IntegerAttr lastGroup;
-  for (Operation &op : entry) {
-    if (!isStage(op))
-      continue;
-    auto group = op.getAttrOfType<IntegerAttr>("tessel.stage_group");
-    if (!group || group != lastGroup || stages.empty())
-      stages.emplace_back();
-    stages.back().push_back(&op);
-    lastGroup = group;
-  }
+  for (Operation &op : entry)
+    if (isStage(op))
+      stages.push_back({&op});
   OpBuilder b(func);
   b.setInsertionPointAfter(func);
   for (auto [n, group] : llvm::enumerate(stages)) {
@@ -166,15 +162,23 @@ LogicalResult splitStages(func::FuncOp func) {
     for (Operation &op : entry)
       if (needed.contains(&op))
         inner.clone(op, map);
-    for (Operation *stage : group) {
-      Operation *copy = inner.clone(*stage, map);
-      copy->removeAttr("tessel.stage_group");
-    }
+    for (Operation *stage : group)
+      inner.clone(*stage, map);
     func::ReturnOp::create(inner, func.getLoc());
     b.setInsertionPointAfter(outlined);
   }
   func.erase();
   return success();
+}
+
+/// `size` as (argument, dim) when it is a dim of a kernel argument.
+FailureOr<std::pair<int64_t, int64_t>> argumentDimOf(Value size) {
+  auto dim = size.getDefiningOp<memref::DimOp>();
+  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
+  if (!index || !arg)
+    return failure();
+  return std::pair<int64_t, int64_t>{arg.getArgNumber(), *index};
 }
 
 /// The extent of one parallel dim as (argument, dim) or (-1, constant).
@@ -186,12 +190,7 @@ FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
     return failure();
   if (std::optional<int64_t> c = getConstantIntValue(ub))
     return std::pair<int64_t, int64_t>{-1, *c};
-  auto dim = ub.getDefiningOp<memref::DimOp>();
-  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
-  auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
-  if (!index || !arg)
-    return failure();
-  return std::pair<int64_t, int64_t>{arg.getArgNumber(), *index};
+  return argumentDimOf(ub);
 }
 
 /// The extent of `value` (a memref) in dim `d` as (argument, dim) or
@@ -247,7 +246,26 @@ LogicalResult recordWork(func::FuncOp stage) {
   Block &entry = stage.getBody().front();
   auto loops = entry.getOps<scf::ParallelOp>();
   auto linalgOps = entry.getOps<linalg::LinalgOp>();
-  if (!loops.empty()) {
+  auto foralls = entry.getOps<scf::ForallOp>();
+  if (!foralls.empty()) {
+    // A workgroup forall: its dims, whole or split, are the work dims.
+    scf::ForallOp forall = *foralls.begin();
+    for (auto [lb, ub] : llvm::zip(forall.getMixedLowerBound(),
+                                   forall.getMixedUpperBound())) {
+      std::optional<int64_t> l = getConstantIntValue(lb);
+      FailureOr<std::pair<int64_t, int64_t>> e = failure();
+      if (l && *l == 0) {
+        if (std::optional<int64_t> c = getConstantIntValue(ub))
+          e = std::pair<int64_t, int64_t>{-1, *c};
+        else
+          e = argumentDimOf(cast<Value>(ub));
+      }
+      if (failed(e))
+        return forall.emitError("a workgroup dim is not a constant or an "
+                                "argument dim");
+      dims.push_back(b.getDenseI64ArrayAttr({e->first, e->second}));
+    }
+  } else if (!loops.empty()) {
     scf::ParallelOp loop = *loops.begin();
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {

@@ -19,12 +19,19 @@ namespace tessel {
 #define GEN_PASS_REGISTRATION
 #include "codegen/common/Passes.h.inc"
 
-/// graph -> linalg on tensors -> elementwise fusion -> one-shot bufferization
-/// into the kernel arguments -> buffer deallocation. Runs on a module of
-/// kernel functions (see compiler/Partition.h).
+/// graph -> linalg on tensors -> elementwise fusion -> workgroup groups
+/// (tessel-form-workgroup-groups). Runs on a module of kernel functions (see
+/// compiler/Partition.h); each target then chooses its workgroup tiles and
+/// runs tessel-tile-and-fuse-workgroups.
 void buildSharedLoweringPipeline(mlir::OpPassManager &pm);
 
-/// Registers the pipelines above as `tessel-shared-lowering`.
+/// Tiled linalg on tensors -> one-shot bufferization into the kernel
+/// arguments -> stages (tessel-outline-stages). Every target runs it after
+/// its tiling; the stages it yields are the same on every target.
+void buildStagePipeline(mlir::OpPassManager &pm);
+
+/// Registers the pipelines above as `tessel-shared-lowering` and
+/// `tessel-stages`.
 void registerCodegenCommonPipelines();
 
 } // namespace tessel

@@ -61,27 +61,6 @@ def ExpandErfPass : Pass<"tessel-expand-erf"> {
                            "mlir::vector::VectorDialect"];
 }
 
-def FuseEpiloguesPass : Pass<"tessel-fuse-epilogues", "mlir::func::FuncOp"> {
-  let summary = "A contraction and its elementwise epilogue as one stage";
-  let description = [{
-    Runs on bufferized kernels, before tessel-outline-stages. Where a
-    temporary buffer is written by producers that include a reduction (a
-    Conv's bias broadcast and its accumulation, a MatMul's zero fill and
-    its product), each at the identity of its leading parallel loops, and
-    read by one elementwise linalg.generic (the epilogue: bias, Relu, Clip,
-    the residual Add) at the identity of the same dims, the producers write
-    the epilogue's output instead and the epilogue updates it in place. The
-    temporary disappears, and the producers and the epilogue are marked as
-    one stage group (`tessel.stage_group`), which tessel-outline-stages
-    keeps in one stage. Every op of the group iterates the output's dims in
-    order, so a target that splits the stage's work dims splits them all
-    the same way: on the CPU each workgroup initializes, accumulates and
-    finishes its tile while it is in cache; on a GPU the thread that
-    accumulates an element also finishes it. Results are unchanged: each
-    element is computed by the same operations in the same order.
-  }];
-}
-
 def OutlineStagesPass : Pass<"tessel-outline-stages", "mlir::ModuleOp"> {
   let summary = "Split bufferized kernels into stages with runtime-owned workspaces";
   let description = [{
@@ -141,50 +120,27 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
                            "mlir::memref::MemRefDialect", "mlir::ub::UBDialect"];
 }
 
-def DistributeToWorkgroupsPass
-    : Pass<"tessel-distribute-to-workgroups", "mlir::func::FuncOp"> {
-  let summary = "Split a stage's parallel loops over a grid of workgroups";
+def GpuWorkgroupTilesPass
+    : Pass<"tessel-gpu-workgroup-tiles", "mlir::func::FuncOp"> {
+  let summary = "Choose a GPU's workgroup (block) tiles of each group root";
   let description = [{
-    Runs on stages (see tessel-outline-stages) for a target whose runtime
-    runs a launch as a grid of workgroups on a pool of threads (the CPU).
-    Every stage gets six trailing `index` arguments: its workgroup id along
-    x, y, z and the workgroup count along x, y, z (docs/design.md "Kernel
-    ABI"). A stage that is one linalg op, or a stage group of ops over the
-    same output (tessel-fuse-epilogues), has up to three of its work dims
-    (`tessel.work_dims`) tiled with upstream's tileUsingSCF, every op alike;
-    each tile loop then runs only the iteration of the workgroup's id along
-    its axis (axes in loop order). The split is chosen from the static
-    extents of the op with the reduction: about `max-workgroups`
-    workgroups of at least `min-work` loop iterations each (reductions
-    included), tiles that divide the extent where one does (full tiles keep
-    static sizes for the register tiles), tiles of the output's last loop
-    or of a row loop a multiple of the register tile's step, a dynamic dim
-    (a batch, a sequence) in tiles of at least `min-work` iterations as far
-    as the static extents tell. Dims that partition the most input data go
-    first (outer first among equals), so that a workgroup reads its slice
-    of the largest operand: a MatMul's weight columns, a 1x1 Conv's input
-    rows. The output's last loop is split only in a MatMul-like op (a
-    reduction, every index a plain loop) or when it is the only work dim.
-
-    The stage records what its launch needs: `tessel.workgroup_count`, per
-    axis `[tile, dim...]` (ceil(product of work sizes dim... / tile)
-    workgroups, none when empty: one), and `tessel.workgroup_size` (1, 1,
-    1). Splitting work dims changes which thread computes an element, never
-    the order of the additions that produce it: results are bit-identical
-    at any thread count.
+    Runs on kernels in linalg on tensors after tessel-form-workgroup-groups,
+    before tessel-tile-and-fuse-workgroups, for every GPU target, and
+    records on each group root `tessel.workgroup_tiles`: a block computes a
+    tile of about `threads` elements of the root's workgroup loops, taken
+    from the innermost loop out (the innermost of those loops runs along
+    threadIdx.x, so neighbouring threads touch neighbouring elements), at
+    most three loops split (the grid's x, y and z), the others left whole.
+    A tile is shrunk while the group's workgroup temporaries, which live in
+    workgroup (shared) memory, would exceed `max-temp-bytes`.
   }];
   let options = [
-    Option<"maxWorkgroups", "max-workgroups", "int64_t", "64",
-           "Workgroups to aim for when the work allows">,
-    Option<"minWork", "min-work", "int64_t", "32768",
-           "Fewest loop iterations worth a workgroup of their own">,
-    Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "SIMD register width in bits (the register tile's step)">,
+    Option<"threads", "threads", "int64_t", "256",
+           "Elements of the root's workgroup loops per block">,
+    Option<"maxTempBytes", "max-temp-bytes", "int64_t", "32768",
+           "Largest workgroup (shared) memory of one block">,
   ];
-  let dependentDialects = ["mlir::arith::ArithDialect",
-                           "mlir::scf::SCFDialect",
-                           "mlir::affine::AffineDialect",
-                           "mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
 def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
@@ -193,16 +149,23 @@ def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
     Runs on stages (see tessel-outline-stages) whose loops are scf.parallel
     nests with sequential scf.for reductions inside. Each stage function
     becomes a `gpu.func` kernel of the same name and signature in one
-    `gpu.module`: its top-level scf.parallel becomes one work item per
-    thread of a 1-D grid of 256-thread blocks (thread id = blockIdx.x * 256
-    + threadIdx.x, delinearized into the loop's indices, guarded by
-    id < the loop's trip count), so the runtime launches
-    ceil(work / 256) blocks. A stage without parallel loops runs on the
-    first thread. tanh is expanded into exp, erf into an f32 polynomial and
+    `gpu.module`, run by blocks of 256 threads.
+      * A stage that is a workgroup forall (tessel-tile-and-fuse-workgroups)
+        has its split dims on the grid's x, y and z (the runtime launches
+        ceil(work / tile) blocks along each) and its body run by the block:
+        each parallel loop of the tile block-stride over threadIdx.x (the
+        loop's innermost index fastest), a barrier after each, anything else
+        that writes memory on thread 0; the tile's temporaries live in
+        workgroup (shared) memory.
+      * Any other stage has its top-level scf.parallel as one work item per
+        thread of a 1-D grid (thread id = blockIdx.x * 256 + threadIdx.x,
+        delinearized into the loop's indices, guarded by id < the loop's
+        trip count), so the runtime launches ceil(work / 256) blocks; a
+        stage without parallel loops runs on the first thread. tanh is expanded into exp, erf into an f32 polynomial and
     powf into exp and log (ExpandDeviceMath.cpp).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
 def GpuMathToIntrinsicsPass : Pass<"tessel-gpu-math-to-intrinsics"> {

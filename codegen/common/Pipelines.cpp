@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/Passes.h"
+#include "passes/tiling/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -23,18 +24,27 @@ void tessel::buildSharedLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
+  // Which ops one workgroup computes together: the same on every target,
+  // since the groups decide the stages and workspaces the artifact shares.
+  pm.addNestedPass<func::FuncOp>(createFormWorkgroupGroupsPass());
+}
+
+void tessel::buildStagePipeline(OpPassManager &pm) {
+  // A producer fused for two readers of one tile (softmax's exponentials,
+  // read by the sum and the division) is computed once.
+  pm.addPass(createCSEPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = false;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A tile written in place is "inserted" into itself: CSE makes the copy's
+  // two views one, and canonicalization drops a copy onto itself.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createMemRefCopyToLinalgPass());
-  // A contraction and its epilogue (bias, activation, residual) share the
-  // output buffer and one stage.
-  pm.addNestedPass<func::FuncOp>(createFuseEpiloguesPass());
-  // Each linalg op (on memrefs) becomes a stage; targets choose how to
-  // tile, vectorize and map it (CPU loops or GPU threads).
-  // Temporaries become runtime-owned workspaces: no deallocation needed.
+  // Each top-level op on memrefs (a workgroup forall, a linalg op left
+  // whole, a copy) becomes a stage. Temporaries between stages become
+  // runtime-owned workspaces: no deallocation needed.
   pm.addPass(createOutlineStagesPass());
   pm.addPass(createCanonicalizerPass());
 }
@@ -42,6 +52,10 @@ void tessel::buildSharedLoweringPipeline(OpPassManager &pm) {
 void tessel::registerCodegenCommonPipelines() {
   PassPipelineRegistration<>(
       "tessel-shared-lowering",
-      "graph -> linalg -> fusion -> bufferization into kernel arguments",
+      "graph -> linalg on tensors -> elementwise fusion -> workgroup groups",
       buildSharedLoweringPipeline);
+  PassPipelineRegistration<>(
+      "tessel-stages",
+      "tiled linalg on tensors -> bufferized stages on the kernel arguments",
+      buildStagePipeline);
 }

@@ -1,7 +1,7 @@
 //===- RegisterTile.h - The shape of the CPU's register tiles ---*- C++ -*-===//
 //
 // What tessel-tile-and-vectorize tiles into registers, shared with the
-// passes that must agree with it (tessel-distribute-to-workgroups splits
+// passes that must agree with it (tessel-cpu-workgroup-tiles splits
 // work between register tiles, never inside one).
 //
 //===----------------------------------------------------------------------===//

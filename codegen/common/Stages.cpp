@@ -2,6 +2,8 @@
 
 #include "codegen/common/Stages.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 using namespace mlir;
 
 static constexpr llvm::StringLiteral kWorkgroupSize = "tessel.workgroup_size";
@@ -45,18 +47,21 @@ bool tessel::getLaunchConfig(Operation *kernel, int64_t size[3],
   return true;
 }
 
-bool tessel::writesLeadingLoops(linalg::LinalgOp op, unsigned count) {
-  if (op.getNumDpsInits() != 1)
-    return false;
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  auto iterators = op.getIteratorTypesArray();
-  if (map.getNumResults() < count)
-    return false;
-  for (unsigned i = 0; i < count; ++i) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
-    if (!dim || dim.getPosition() != i ||
-        iterators[i] != utils::IteratorType::parallel)
-      return false;
+FailureOr<SmallVector<std::optional<int64_t>>>
+tessel::workgroupSteps(scf::ForallOp forall) {
+  SmallVector<std::optional<int64_t>> steps;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    std::optional<int64_t> s = getConstantIntValue(step);
+    std::optional<int64_t> u = getConstantIntValue(ub);
+    std::optional<int64_t> l = getConstantIntValue(lb);
+    if (isEqualConstantIntOrValue(step, ub) || (s && u && l && *s >= *u - *l))
+      steps.push_back(std::nullopt);
+    else if (s)
+      steps.push_back(*s);
+    else
+      return forall.emitError("a workgroup dim split by a run-time step");
   }
-  return true;
+  return steps;
 }

@@ -1,17 +1,16 @@
 //===- Stages.h - Conventions of the stages every target lowers -*- C++ -*-===//
 //
 // What passes on stages agree on: how a target records the launch of a
-// stage (read back by the compiler into the artifact's LaunchConfig), and
-// the shape an op must have to share a stage with others over one output
-// (tessel-fuse-epilogues forms such stages; tessel-distribute-to-workgroups
-// splits them).
+// stage (read back by the compiler into the artifact's LaunchConfig).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_CODEGEN_COMMON_STAGES_H
 #define TESSEL_CODEGEN_COMMON_STAGES_H
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace tessel {
 
@@ -33,11 +32,12 @@ void setLaunchConfig(mlir::Operation *kernel, llvm::ArrayRef<int64_t> size,
 bool getLaunchConfig(mlir::Operation *kernel, int64_t size[3],
                      WorkgroupAxis axes[3]);
 
-/// Whether `op` writes its only output at the identity of its first
-/// `count` loops (output dim i is loop i), and those loops are parallel:
-/// ops of that shape over one output iterate its dims alike, so one split
-/// of those loops fits them all.
-bool writesLeadingLoops(mlir::linalg::LinalgOp op, unsigned count);
+/// Per dim of a workgroup forall (tessel-tile-and-fuse-workgroups), its
+/// step when it is split into several workgroups, nothing when it is left
+/// whole (its step equals its bound); failure for a split with a run-time
+/// step.
+mlir::FailureOr<llvm::SmallVector<std::optional<int64_t>>>
+workgroupSteps(mlir::scf::ForallOp forall);
 
 } // namespace tessel
 

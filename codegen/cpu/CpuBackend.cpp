@@ -13,6 +13,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "codegen/common/LlvmEmission.h"
+#include "codegen/common/Passes.h"
+#include "codegen/cpu/Passes.h"
 #include "runtime/format/CpuFeatures.h"
 
 #include "llvm/IR/Module.h"
@@ -21,12 +23,21 @@
 
 using namespace mlir;
 
+void tessel::buildCpuStagePipeline(OpPassManager &pm, unsigned vectorBits) {
+  // The CPU's tiles, then the shared tiling and stages.
+  std::string tiles = "func.func(tessel-cpu-workgroup-tiles{vector-bits=" +
+                      std::to_string(vectorBits) +
+                      "}, tessel-tile-and-fuse-workgroups)";
+  if (failed(parsePassPipeline(tiles, pm)))
+    llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
+  buildStagePipeline(pm);
+}
+
 void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
   // Spelled as text: the same names a pass author types into tessel-opt.
   std::string pipeline =
-      "func.func(tessel-distribute-to-workgroups{vector-bits=" +
-      std::to_string(vectorBits) +
-      "}, tessel-tile-and-vectorize{vector-bits=" +
+      "func.func(tessel-cpu-map-workgroups,"
+      " tessel-tile-and-vectorize{vector-bits=" +
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
@@ -73,14 +84,18 @@ unsigned tessel::cpuVectorBits(llvm::ArrayRef<std::string> features) {
 }
 
 void tessel::registerCpuPipelines() {
+  registerTesselCodegenCpuPasses();
   struct Options : public PassPipelineOptions<Options> {
     Option<unsigned> vectorBits{*this, "vector-bits",
                                 llvm::cl::desc("SIMD register width in bits"),
                                 llvm::cl::init(256)};
   };
   PassPipelineRegistration<Options>(
-      "tessel-cpu-lowering", "stages -> LLVM dialect for the CPU",
+      "tessel-cpu-lowering",
+      "grouped linalg on tensors -> workgroup tiles -> stages -> LLVM dialect "
+      "for the CPU",
       [](OpPassManager &pm, const Options &options) {
+        buildCpuStagePipeline(pm, options.vectorBits);
         buildCpuLoweringPipeline(pm, options.vectorBits);
       });
 }

@@ -21,8 +21,12 @@ class Module;
 
 namespace tessel {
 
-/// Stages (linalg on memrefs) -> LLVM dialect, with reductions register-tiled
-/// for SIMD registers of `vectorBits` bits.
+/// Grouped linalg on tensors (buildSharedLoweringPipeline) -> the CPU's
+/// workgroup tiles -> stages (buildStagePipeline).
+void buildCpuStagePipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256);
+
+/// Stages -> LLVM dialect: workgroup ids, reductions register-tiled for SIMD
+/// registers of `vectorBits` bits.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               unsigned vectorBits = 256);
 
@@ -34,13 +38,14 @@ std::vector<std::string> cpuFeatures(llvm::StringRef cpu);
 /// with AVX-512F, 256 with AVX, else 128.
 unsigned cpuVectorBits(llvm::ArrayRef<std::string> features);
 
-/// Registers `tessel-cpu-lowering` (the pipeline above).
+/// Registers `tessel-cpu-lowering` (the two pipelines above, in order) and
+/// the CPU's passes.
 void registerCpuPipelines();
 
 /// Adds `void <name>_packed(void **params, const int64_t *workgroup)` for
 /// each kernel `name`: it loads each memref parameter from `params[i]`, the
 /// six trailing ones (workgroup id x, y, z and count x, y, z; see
-/// tessel-distribute-to-workgroups) from `workgroup[0..6)`, and calls the
+/// tessel-cpu-map-workgroups) from `workgroup[0..6)`, and calls the
 /// kernel (docs/design.md, "Kernel ABI").
 void addPackedWrappers(llvm::Module &module,
                        llvm::ArrayRef<std::string> kernels);

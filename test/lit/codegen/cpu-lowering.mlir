@@ -59,21 +59,19 @@ func.func @dot(%a: memref<3xf32>, %b: memref<3xf32>, %out: memref<f32>) {
 
 // -----
 
-// Softmax: six stages, each with the two workspace descriptors appended
-// (rank 2 then rank 3: 7 and 9 scalars).
+// Softmax: one stage without workspaces. Each workgroup (a tile of rows)
+// takes its maximum, exponentials, sum and quotients in stack temporaries;
+// the six trailing scalars are the workgroup id and count.
 // CHECK-LABEL: llvm.func @softmax_s0
-// CHECK-SAME:    %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
+// CHECK-SAME:    %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK-SAME:    tessel.kernel_of = "softmax"
-// CHECK-LABEL: llvm.func @softmax_s1
+// CHECK-SAME:    tessel.workspace_dims = []
+// CHECK:         llvm.alloca
 // CHECK:         llvm.intr.maximum
-// CHECK-LABEL: llvm.func @softmax_s2
 // CHECK:         llvm.intr.exp
-// CHECK-LABEL: llvm.func @softmax_s3
-// CHECK-LABEL: llvm.func @softmax_s4
 // CHECK:         llvm.fadd
-// CHECK-LABEL: llvm.func @softmax_s5
 // CHECK:         llvm.fdiv
-// CHECK-NOT:     llvm.func @softmax_s6
+// CHECK-NOT:     llvm.func @softmax_s1
 func.func @softmax(%in: memref<?x2x2xf32>, %out: memref<?x2x2xf32>) {
   %0 = bufferization.to_tensor %in restrict : memref<?x2x2xf32> to tensor<?x2x2xf32>
   %1 = tessel.softmax %0 {axis = 2 : i64} : tensor<?x2x2xf32>

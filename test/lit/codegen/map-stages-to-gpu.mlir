@@ -3,7 +3,9 @@
 // size of 256. The top-level scf.parallel becomes one work item per thread:
 // id = block_id.x * 256 + thread_id.x, delinearized innermost-first with
 // remsi/divsi, guarded by id < the loop's trip count. A stage without a
-// parallel loop runs on thread 0. math.tanh is expanded (exp stays).
+// parallel loop runs on thread 0. A stage that is a workgroup forall runs
+// one tile per block instead (see the last case). math.tanh is expanded
+// (exp stays).
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s --check-prefix=NONE
 
@@ -140,5 +142,58 @@ func.func @one_s0(%arg0: memref<1000xf32>) {
     memref.store %cst, %arg0[%i] : memref<1000xf32>
     scf.reduce
   }
+  return
+}
+
+// -----
+
+// A workgroup forall (rows in tiles of 4, columns whole): its split dim is
+// blockIdx.x, the tile's loops run block-stride over threadIdx.x with a
+// barrier after each, and the row sums of the tile live in workgroup
+// (shared) memory, a view of a buffer of the full tile's 4 rows.
+// CHECK-LABEL: gpu.func @rows_s0
+// CHECK-SAME:    workgroup(%[[SHARED:.+]] : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:    kernel
+// CHECK-SAME:    tessel.workgroup_count = [array<i64: 4, 0>, array<i64>, array<i64>]
+// CHECK-SAME:    tessel.workgroup_size = array<i64: 256, 1, 1>
+// CHECK-DAG:     %[[TID:.+]] = gpu.thread_id  x
+// CHECK-DAG:     %[[BID:.+]] = gpu.block_id  x
+// CHECK:         %[[SUM:.+]] = memref.subview %[[SHARED]][0] [%{{.+}}] [1] : memref<4xf32, #gpu.address_space<workgroup>> to memref<?xf32, strided<[1]>, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %{{.+}} = %[[TID]] to %{{.+}} step %c256
+// CHECK:           memref.store %{{.+}}, %[[SUM]]
+// CHECK:         gpu.barrier
+// CHECK:         scf.for %{{.+}} = %[[TID]] to %{{.+}} step %c256
+// CHECK:           memref.load %[[SUM]]
+// CHECK:         gpu.barrier
+// CHECK:         gpu.return
+// CHECK-NOT:     scf.forall
+func.func @rows_s0(%x: memref<?x64xf32>, %y: memref<?x64xf32>) attributes {tessel.work_dims = [array<i64: 0, 0>, array<i64: -1, 64>]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  scf.forall (%i, %j) = (0, 0) to (%n, 64) step (4, 64) {
+    %size = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 4)>(%i)[%n]
+    %t = memref.alloc(%size) : memref<?xf32>
+    %xs = memref.subview %x[%i, 0] [%size, 64] [1, 1] : memref<?x64xf32> to memref<?x64xf32, strided<[64, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [%size, 64] [1, 1] : memref<?x64xf32> to memref<?x64xf32, strided<[64, 1], offset: ?>>
+    scf.parallel (%r) = (%c0) to (%size) step (%c1) {
+      %s = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+        %v = memref.load %xs[%r, %c] : memref<?x64xf32, strided<[64, 1], offset: ?>>
+        %a = arith.addf %v, %acc : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %t[%r] : memref<?xf32>
+      scf.reduce
+    }
+    scf.parallel (%r, %c) = (%c0, %c0) to (%size, %c64) step (%c1, %c1) {
+      %v = memref.load %xs[%r, %c] : memref<?x64xf32, strided<[64, 1], offset: ?>>
+      %s = memref.load %t[%r] : memref<?xf32>
+      %q = arith.divf %v, %s : f32
+      memref.store %q, %ys[%r, %c] : memref<?x64xf32, strided<[64, 1], offset: ?>>
+      scf.reduce
+    }
+  } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
   return
 }

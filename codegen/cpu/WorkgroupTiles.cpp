@@ -1,28 +1,19 @@
-//===- DistributeToWorkgroups.cpp - A stage's work over a grid of workgroups ===//
+//===- WorkgroupTiles.cpp - The CPU's workgroup tiles ---------------------===//
 //
-// See Passes.td. The choice of which loops to split and by how much is a
-// small cost model over the static extents; the rewrite is upstream's
-// tileUsingSCF followed by replacing each tile loop with "the iteration of
-// this workgroup".
+// See Passes.td. A small cost model over the static extents; the tiling
+// itself is passes/tiling's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/common/Passes.h"
+#include "codegen/cpu/Passes.h"
 #include "codegen/common/RegisterTile.h"
-#include "codegen/common/Stages.h"
+#include "passes/tiling/Passes.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/IR/PatternMatch.h"
 
 namespace tessel {
-#define GEN_PASS_DEF_DISTRIBUTETOWORKGROUPSPASS
-#include "codegen/common/Passes.h.inc"
+#define GEN_PASS_DEF_CPUWORKGROUPTILESPASS
+#include "codegen/cpu/Passes.h.inc"
 } // namespace tessel
 
 using namespace mlir;
@@ -62,14 +53,15 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   return tessel::registerRowLoop(op, n) == dim ? tessel::kTileRows : 1;
 }
 
-/// Which work dims of `op` to split, and by how much, until the grid has
+/// Which of the work dims `workDims` (loops) of `op` to split, and by how much, until the grid has
 /// about `maxWorkgroups` workgroups of at least
 /// `minWork` loop iterations each (counting the reductions). A dynamic dim
 /// (a batch, a sequence) is split into tiles of at least `minWork`
 /// iterations as far as the static extents tell. Dims that partition the
 /// most input data come first; the output's last loop is split only in a
 /// MatMul-like op or when it is the only work dim.
-SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
+SmallVector<Split> chooseSplits(linalg::LinalgOp op,
+                                ArrayRef<int64_t> workDims,
                                 int64_t maxWorkgroups, int64_t minWork,
                                 unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -103,7 +95,7 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
         return op.getMatchingIndexingMap(in).isProjectedPermutation();
       });
   // Per work dim, the static elements of the inputs it indexes.
-  SmallVector<int64_t> partitioned(numWorkDims, 0);
+  SmallVector<int64_t> partitioned(op.getNumLoops(), 0);
   for (OpOperand *in : op.getDpsInputOperands()) {
     auto type = dyn_cast<ShapedType>(in->get().getType());
     if (!type)
@@ -112,13 +104,13 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
     for (int64_t e : type.getShape())
       if (!ShapedType::isDynamic(e))
         size = std::min<int64_t>(size * e, int64_t(1) << 40);
-    for (unsigned d = 0; d < numWorkDims; ++d)
+    for (int64_t d : workDims)
       if (op.getMatchingIndexingMap(in).isFunctionOfDim(d))
         partitioned[d] += size;
   }
   SmallVector<unsigned> order;
-  for (unsigned d = 0; d < numWorkDims; ++d)
-    if (contiguous != d || matmulLike || numWorkDims == 1)
+  for (int64_t d : workDims)
+    if (contiguous != d || matmulLike || workDims.size() == 1)
       order.push_back(d);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
     return partitioned[a] > partitioned[b];
@@ -164,106 +156,89 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op, unsigned numWorkDims,
   return splits;
 }
 
-/// The op whose shape decides the split of a stage: its only linalg op,
-/// or, for a stage of several (a contraction with its initialization and
-/// epilogue, tessel-fuse-epilogues), the one with a reduction, when every
-/// op has the stage's work dims as its leading parallel loops over the
-/// same output, so that one split fits all. Nothing otherwise.
-std::optional<linalg::LinalgOp> splitRoot(ArrayRef<linalg::LinalgOp> ops,
-                                          unsigned numWorkDims) {
-  if (ops.empty() || !llvm::all_of(ops, [](linalg::LinalgOp op) {
-        return op.hasPureBufferSemantics() &&
-               isa<TilingInterface>(op.getOperation());
-      }))
-    return std::nullopt;
-  if (ops.size() == 1)
-    return ops.front();
-  std::optional<linalg::LinalgOp> root;
-  Value out;
-  for (linalg::LinalgOp op : ops) {
-    if (!tessel::writesLeadingLoops(op, numWorkDims))
-      return std::nullopt;
-    Value init = op.getDpsInitOperand(0)->get();
-    if (out && init != out)
-      return std::nullopt;
-    out = init;
-    if (!root && op.getNumReductionLoops() > 0)
-      root = op;
+/// The op whose shape decides the split of `root`'s group: the contraction
+/// below it when it is an epilogue updating the contraction's result in
+/// place (through destinations of the group, at the identity), else itself.
+linalg::LinalgOp decider(linalg::LinalgOp root) {
+  auto group = root->getAttr(tessel::kGroupAttr);
+  linalg::LinalgOp op = root;
+  while (op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1) {
+    auto producer =
+        op.getDpsInitOperand(0)->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer->getAttr(tessel::kGroupAttr) != group ||
+        producer.getNumDpsInits() != 1)
+      return root;
+    // The producer writes the output at its leading loops, in order.
+    AffineMap write =
+        producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
+    if (write.getNumResults() != op.getNumLoops() ||
+        write != AffineMap::getMultiDimIdentityMap(producer.getNumLoops(),
+                                                   op.getContext())
+                     .getMajorSubMap(op.getNumLoops()))
+      return root;
+    op = producer;
   }
-  return root ? root : ops.front();
+  return op;
 }
 
-struct DistributeToWorkgroupsPass
-    : tessel::impl::DistributeToWorkgroupsPassBase<DistributeToWorkgroupsPass> {
-  using DistributeToWorkgroupsPassBase::DistributeToWorkgroupsPassBase;
+struct CpuWorkgroupTilesPass
+    : tessel::impl::CpuWorkgroupTilesPassBase<CpuWorkgroupTilesPass> {
+  using CpuWorkgroupTilesPassBase::CpuWorkgroupTilesPassBase;
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    MLIRContext *ctx = &getContext();
-    Builder b(ctx);
-    Location loc = func.getLoc();
-    // The workgroup id (x, y, z) and count (x, y, z): trailing arguments
-    // on every stage, so that the CPU entry point is the same for all.
-    unsigned first = func.getNumArguments();
-    for (unsigned i = 0; i < 2 * kAxes; ++i)
-      if (failed(func.insertArgument(func.getNumArguments(),
-                                     b.getIndexType(), {}, loc)))
-        return signalPassFailure();
-    Block &entry = func.getBody().front();
-    auto workDims = func->getAttrOfType<ArrayAttr>("tessel.work_dims");
-    if (!workDims) {
-      func.emitError("a stage without tessel.work_dims");
-      return signalPassFailure();
-    }
-
-    SmallVector<Split> splits;
-    SmallVector<linalg::LinalgOp> ops(entry.getOps<linalg::LinalgOp>());
-    std::optional<linalg::LinalgOp> main = splitRoot(ops, workDims.size());
-    if (main)
-      splits = chooseSplits(*main, workDims.size(), maxWorkgroups, minWork,
-                            vectorBits);
-    IRRewriter rewriter(ctx);
-    // Every op of the stage gets the same tiles of the work dims (they are
-    // its leading loops), each tile loop the workgroup's iteration.
-    for (linalg::LinalgOp op : splits.empty() ? SmallVector<linalg::LinalgOp>()
-                                              : ops) {
-      rewriter.setInsertionPoint(op);
-      SmallVector<OpFoldResult> sizes(op.getNumLoops(),
-                                      rewriter.getIndexAttr(0));
+    getOperation().walk([&](linalg::LinalgOp root) {
+      auto loops = root->getAttrOfType<DenseI64ArrayAttr>(tessel::kLoopsAttr);
+      if (!loops)
+        return;
+      linalg::LinalgOp op = decider(root);
+      SmallVector<Split> splits =
+          chooseSplits(op, loops.asArrayRef(), maxWorkgroups, minWork,
+                       vectorBits);
+      SmallVector<int64_t> tiles(root.getNumLoops(), 0);
       for (const Split &s : splits)
-        sizes[s.dim] = rewriter.getIndexAttr(s.tile);
-      scf::SCFTilingOptions options;
-      options.setTileSizes(sizes);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(tiled) || tiled->loops.size() != splits.size()) {
-        op.emitError("cannot split the stage into workgroups");
-        return signalPassFailure();
+        tiles[s.dim] = s.tile;
+      // The group's temporaries, per workgroup: the bytes per unit tile
+      // times the tile of every workgroup loop (its extent when whole).
+      auto perUnit =
+          root->getAttrOfType<IntegerAttr>(tessel::kWorkgroupTempBytesAttr);
+      SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+      // The group's temporaries need its run-time loops split: in tiles of
+      // one where the cost model left them whole, in place of a static
+      // split when three axes are taken.
+      if (perUnit && perUnit.getInt() > 0) {
+        for (int64_t d : loops.asArrayRef()) {
+          if (tiles[d] != 0 || !ShapedType::isDynamic(ranges[d]))
+            continue;
+          if (llvm::count_if(tiles, [](int64_t t) { return t != 0; }) == 3)
+            for (int64_t s : llvm::reverse(loops.asArrayRef()))
+              if (tiles[s] != 0 && !ShapedType::isDynamic(ranges[s])) {
+                tiles[s] = 0;
+                break;
+              }
+          tiles[d] = 1;
+        }
       }
-      rewriter.eraseOp(op);
-      // Loop i (outermost first) runs only this workgroup's iteration:
-      // iv = lb + id[i] * step. The runtime launches ceil(extent / tile)
-      // workgroups along the axis, so the iteration exists.
-      for (auto [axis, loop] : llvm::enumerate(tiled->loops)) {
-        auto forOp = cast<scf::ForOp>(loop.getOperation());
-        rewriter.setInsertionPoint(forOp);
-        Value id = entry.getArgument(first + axis);
-        Value iv = arith::AddIOp::create(
-            rewriter, forOp.getLoc(), forOp.getLowerBound(),
-            arith::MulIOp::create(rewriter, forOp.getLoc(), id,
-                                  forOp.getStep()));
-        Block *body = forOp.getBody();
-        rewriter.eraseOp(body->getTerminator());
-        rewriter.inlineBlockBefore(body, forOp, ValueRange{iv});
-        rewriter.eraseOp(forOp);
+      auto tempBytes = [&] {
+        int64_t bytes = perUnit ? perUnit.getInt() : 0;
+        for (int64_t d : loops.asArrayRef()) {
+          int64_t t = tiles[d] != 0 ? tiles[d] : ranges[d];
+          bytes = ShapedType::isDynamic(t) ? std::numeric_limits<int64_t>::max()
+                                           : bytes * t;
+        }
+        return bytes;
+      };
+      while (perUnit && perUnit.getInt() > 0 && tempBytes() > maxTempBytes) {
+        int64_t *largest = nullptr;
+        for (int64_t d : loops.asArrayRef())
+          if (tiles[d] > 1 && (!largest || tiles[d] > *largest))
+            largest = &tiles[d];
+        if (!largest)
+          break;
+        *largest = (*largest + 1) / 2;
       }
-    }
-
-    // What the runtime needs to launch the grid (LaunchConfig).
-    SmallVector<tessel::WorkgroupAxis> axes;
-    for (const Split &s : splits)
-      axes.push_back({s.tile, {s.dim}});
-    tessel::setLaunchConfig(func, {1, 1, 1}, axes);
+      root->setAttr(tessel::kWorkgroupTilesAttr,
+                    DenseI64ArrayAttr::get(root.getContext(), tiles));
+    });
   }
 };
 

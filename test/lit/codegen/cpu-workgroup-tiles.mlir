@@ -1,0 +1,137 @@
+// --tessel-cpu-workgroup-tiles on grouped linalg on tensors
+// (--tessel-form-workgroup-groups first): each group root gets
+// tessel.workgroup_tiles, one size per loop (0: whole), splitting at most
+// three of its workgroup loops for about max-workgroups workgroups of at
+// least min-work iterations each.
+// RUN: tessel-opt %s --split-input-file --tessel-form-workgroup-groups --tessel-cpu-workgroup-tiles="max-workgroups=64 min-work=1024 vector-bits=256" | FileCheck %s
+
+// A batched MatMul-like op with a dynamic batch: its columns first, in
+// tiles of 2 vectors (16 f32) that divide 48 (3 workgroups: each reads one
+// slab of the weights), the batch in tiles of 1, then rows in a multiple of
+// the register tile's 4 rows that divides 64.
+// CHECK-LABEL: func.func @rows(
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_tiles = array<i64: 1, 4, 16, 0>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @rows(%a: tensor<?x64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<?x64x48xf32>) -> tensor<?x64x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<?x64x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64x48xf32>
+  return %0 : tensor<?x64x48xf32>
+}
+
+// -----
+
+// Elementwise over 8 x 16 x 1024 (131072 iterations, 128 workgroups'
+// worth, capped at 64): dim 0 in tiles of 1 (8 workgroups), then dim 1 in
+// tiles of 2 (8 more), the last dim not at all.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK:         tessel.workgroup_tiles = array<i64: 1, 2, 0>
+#id = affine_map<(i, j, k) -> (i, j, k)>
+func.func @elementwise(%x: tensor<8x16x1024xf32>, %y: tensor<8x16x1024xf32>) -> tensor<8x16x1024xf32> {
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x16x1024xf32>) outs(%y : tensor<8x16x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<8x16x1024xf32>
+  return %0 : tensor<8x16x1024xf32>
+}
+
+// -----
+
+// Too little work for two workgroups: nothing is split.
+// CHECK-LABEL: func.func @small(
+// CHECK:         tessel.workgroup_tiles = array<i64: 0, 0>
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @small(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%y : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The only workgroup loop is the output's last one (a 1 x 1000 Gemm row as
+// a vector-matrix product): split in multiples of 2 vectors (16 f32). No
+// such tile divides 1000, so the tiles are ceil(1000 / 64) rounded up to
+// 16, the last of the 63 partial.
+// CHECK-LABEL: func.func @row_vector(
+// CHECK:         tessel.workgroup_tiles = array<i64: 16, 0>
+#v = affine_map<(n, k) -> (k)>
+#w = affine_map<(n, k) -> (k, n)>
+#o = affine_map<(n, k) -> (n)>
+func.func @row_vector(%v: tensor<512xf32>, %w: tensor<512x1000xf32>, %o: tensor<1000xf32>) -> tensor<1000xf32> {
+  %0 = linalg.generic {indexing_maps = [#v, #w, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%v, %w : tensor<512xf32>, tensor<512x1000xf32>) outs(%o : tensor<1000xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1000xf32>
+  return %0 : tensor<1000xf32>
+}
+
+// -----
+
+// A row reduction (softmax's max) has one workgroup loop, which is also
+// the output's last: it is split once (in tiles of 2 vectors), not twice.
+// CHECK-LABEL: func.func @row_max(
+// CHECK:         tessel.workgroup_tiles = array<i64: 16, 0>
+#in = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @row_max(%x: tensor<1024x64xf32>, %m: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x64xf32>) outs(%m : tensor<1024xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+// -----
+
+// A contraction's epilogue (a Relu in place over a MatMul's result) roots
+// their group; its tiles are the MatMul's: the columns, which partition
+// the larger operand, in tiles of 2 vectors (64 workgroups). The Relu
+// alone, all parallel, would be split along its rows (tiles [1, 0]).
+// CHECK-LABEL: func.func @epilogue(
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT:       tessel.workgroup_tiles
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.+}} : tensor<64x1024xf32>)
+// CHECK-SAME:      tessel.workgroup_tiles = array<i64: 0, 16>
+#ma = affine_map<(m, n, k) -> (m, k)>
+#mb = affine_map<(m, n, k) -> (k, n)>
+#mc = affine_map<(m, n, k) -> (m, n)>
+#mn = affine_map<(m, n) -> (m, n)>
+func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %p = linalg.generic {indexing_maps = [#ma, #mb, #mc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x64xf32>, tensor<64x1024xf32>) outs(%f : tensor<64x1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x1024xf32>
+  %r = linalg.generic {indexing_maps = [#mn, #mn], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+}

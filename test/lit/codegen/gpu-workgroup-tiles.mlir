@@ -1,0 +1,77 @@
+// --tessel-gpu-workgroup-tiles on grouped linalg on tensors: a block
+// computes about 256 elements of its root's workgroup loops, innermost
+// first (a loop that fits stays whole), at most three loops split; with
+// workgroup temporaries the tile shrinks to fit 32 KiB of shared memory
+// and the run-time loops, which the temporaries need split, go first.
+// RUN: tessel-opt %s --split-input-file --tessel-form-workgroup-groups --tessel-gpu-workgroup-tiles | FileCheck %s
+
+// [?, 64, 56, 56]: the 56 columns whole, rows in 4s (224 elements), then
+// one channel and one image per block.
+// CHECK-LABEL: func.func @image(
+// CHECK:         tessel.workgroup_tiles = array<i64: 1, 1, 4, 0>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @image(%x: tensor<?x64x56x56xf32>, %o: tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<?x64x56x56xf32>) outs(%o : tensor<?x64x56x56xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<?x64x56x56xf32>
+  return %r : tensor<?x64x56x56xf32>
+}
+
+// -----
+
+// Rows normalized by their sums over [?, 1024]: only the rows may be split;
+// each row needs 4 bytes of sum, so 256 rows per block fit easily.
+// CHECK-LABEL: func.func @normalize(
+// CHECK:         linalg.generic
+// CHECK:         tessel.workgroup_temp_bytes = 4 : i64, tessel.workgroup_tiles = array<i64: 256, 0>
+#in = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @normalize(%x: tensor<?x1024xf32>, %init: tensor<?xf32>, %o: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %s = linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x1024xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %d = linalg.generic {indexing_maps = [#in, #row, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<?x1024xf32>, tensor<?xf32>) outs(%o : tensor<?x1024xf32>) {
+  ^bb0(%v: f32, %t: f32, %out: f32):
+    %q = arith.divf %v, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x1024xf32>
+  return %d : tensor<?x1024xf32>
+}
+
+// -----
+
+// The exponentials of a row are a temporary too, once for each of their two
+// reads (the sum and the division; 4 KiB each) plus the sum: 8196 bytes a
+// row, so 3 rows fit in 32 KiB of shared memory.
+// CHECK-LABEL: func.func @softmax_like(
+// CHECK:         tessel.workgroup_temp_bytes = 8196 : i64, tessel.workgroup_tiles = array<i64: 3, 0>
+#in = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @softmax_like(%x: tensor<?x1024xf32>, %init: tensor<?xf32>, %o: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %e = linalg.generic {indexing_maps = [#in, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x1024xf32>) outs(%o : tensor<?x1024xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %x2 = math.exp %v : f32
+    linalg.yield %x2 : f32
+  } -> tensor<?x1024xf32>
+  %s = linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<?x1024xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %d = linalg.generic {indexing_maps = [#in, #row, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<?x1024xf32>, tensor<?xf32>) outs(%o : tensor<?x1024xf32>) {
+  ^bb0(%v: f32, %t: f32, %out: f32):
+    %q = arith.divf %v, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x1024xf32>
+  return %d : tensor<?x1024xf32>
+}

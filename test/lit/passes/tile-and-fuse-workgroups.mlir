@@ -1,0 +1,145 @@
+// --tessel-tile-and-fuse-workgroups: each group root is tiled into an
+// scf.forall over its workgroup loops with the tiles a target recorded (0:
+// one tile of the whole extent, step = bound), and its group's producers
+// are fused into the tile; the grouping attributes are consumed.
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-fuse-workgroups --cse --canonicalize --mlir-print-local-scope -verify-diagnostics | FileCheck %s
+
+// A MatMul with its fill and in-place Relu, rows in tiles of 4, columns
+// whole: the fill, the product and the Relu of a tile all work on the
+// root's output tile (the forall's shared output, the kernel's destination).
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-SAME:    %[[A:[^:]+]]: tensor<8x4xf32>, %[[B:[^:]+]]: tensor<4x16xf32>
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<8x16xf32>
+// CHECK:         scf.forall (%[[I:.+]], %{{.+}}) = (0, 0) to (8, 16) step (4, 16) shared_outs(%[[O:.+]] = %[[E]])
+// CHECK:           %[[AT:.+]] = tensor.extract_slice %[[A]][%[[I]], 0] [4, 4] [1, 1]
+// CHECK:           %[[OT:.+]] = tensor.extract_slice %[[O]][%[[I]], 0] [4, 16] [1, 1]
+// CHECK:           %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OT]] : tensor<4x16xf32>)
+// CHECK:           %[[P:.+]] = linalg.generic {{.+}} ins(%[[AT]], %{{.+}} : tensor<4x4xf32>, tensor<4x16xf32>) outs(%[[F]] : tensor<4x16xf32>)
+// CHECK:           %[[R:.+]] = linalg.generic {{.+}} outs(%[[P]] : tensor<4x16xf32>)
+// CHECK:             arith.maximumf
+// CHECK:           tensor.parallel_insert_slice %[[R]] into %[[O]][%[[I]], 0] [4, 16] [1, 1]
+// CHECK:         } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// CHECK-NOT:     tessel.workgroup
+#ma = affine_map<(m, n, k) -> (m, k)>
+#mb = affine_map<(m, n, k) -> (k, n)>
+#mc = affine_map<(m, n, k) -> (m, n)>
+#mn = affine_map<(m, n) -> (m, n)>
+func.func @epilogue(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill {tessel.workgroup_group = 0 : i64} ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [#ma, #mb, #mc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>) outs(%f : tensor<8x16xf32>) attrs = {tessel.workgroup_group = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#mn], iterator_types = ["parallel", "parallel"]}
+      outs(%p : tensor<8x16xf32>) attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0, 1>,
+                                           tessel.workgroup_temp_bytes = 0 : i64, tessel.workgroup_tiles = array<i64: 4, 0>} {
+  ^bb0(%out: f32):
+    %m = arith.maximumf %out, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// A row sum fused as an input: a temporary of the workgroup (a slice of
+// an empty tensor, which bufferizes to the workgroup's own buffer of the
+// tile's rows), over run-time rows in tiles of 2.
+// CHECK-LABEL: func.func @normalize(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<?x64xf32>
+// CHECK:         %[[N:.+]] = tensor.dim %[[X]], %c0
+// CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N]]) step (2) shared_outs
+// CHECK-NOT:     scf.forall
+// CHECK:           %[[T:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}] [%{{.+}}] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK:           %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[T]] : tensor<?xf32>)
+// CHECK:           %[[S:.+]] = linalg.generic {{.+}} outs(%[[F]] : tensor<?xf32>)
+// CHECK:           linalg.generic {{.+}} ins(%{{.+}}, %[[S]] : tensor<?x64xf32>, tensor<?xf32>)
+// CHECK:             arith.divf
+#in = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @normalize(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill {tessel.workgroup_group = 0 : i64} ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x64xf32>) outs(%f : tensor<?xf32>) attrs = {tessel.workgroup_group = 0 : i64} {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %o = tensor.empty(%n) : tensor<?x64xf32>
+  %d = linalg.generic {indexing_maps = [#in, #row, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<?x64xf32>, tensor<?xf32>) outs(%o : tensor<?x64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0>,
+               tessel.workgroup_temp_bytes = 4 : i64, tessel.workgroup_tiles = array<i64: 2, 0>} {
+  ^bb0(%v: f32, %t: f32, %out: f32):
+    %q = arith.divf %v, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x64xf32>
+  return %d : tensor<?x64xf32>
+}
+
+// -----
+
+// A single op with no tiles stays as it is: the stage is the op.
+// CHECK-LABEL: func.func @whole(
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.generic
+// CHECK-NOT:     tessel.workgroup
+#v = affine_map<(i) -> (i)>
+func.func @whole(%x: tensor<64xf32>, %o: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%o : tensor<64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0>, tessel.workgroup_temp_bytes = 0 : i64} {
+  ^bb0(%v: f32, %out: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+#v2 = affine_map<(i, j) -> (i, j)>
+func.func @not_a_workgroup_loop(%x: tensor<4x64xf32>, %o: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{loop 1 is split but is not a workgroup loop}}
+  %r = linalg.generic {indexing_maps = [#v2, #v2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%o : tensor<4x64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0>,
+               tessel.workgroup_temp_bytes = 0 : i64, tessel.workgroup_tiles = array<i64: 0, 16>} {
+  ^bb0(%v: f32, %out: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// -----
+
+#in3 = affine_map<(r, c) -> (r, c)>
+#row3 = affine_map<(r, c) -> (r)>
+func.func @temporary_needs_split(%x: tensor<?x64xf32>, %o: tensor<?x64xf32>, %init: tensor<?xf32>) -> tensor<?x64xf32> {
+  %s = linalg.generic {indexing_maps = [#in3, #row3], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x64xf32>) outs(%init : tensor<?xf32>) attrs = {tessel.workgroup_group = 0 : i64} {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  // expected-error @+1 {{the target left dynamic workgroup loop 0 whole, but the group's temporaries need it split}}
+  %d = linalg.generic {indexing_maps = [#in3, #row3, #in3], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<?x64xf32>, tensor<?xf32>) outs(%o : tensor<?x64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0>,
+               tessel.workgroup_temp_bytes = 4 : i64, tessel.workgroup_tiles = array<i64: 0, 0>} {
+  ^bb0(%v: f32, %t: f32, %out: f32):
+    %q = arith.divf %v, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x64xf32>
+  return %d : tensor<?x64xf32>
+}
