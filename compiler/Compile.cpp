@@ -175,7 +175,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       // The CPU's extensions decide the SIMD width; the artifact lists them.
       artifact.cpuFeatures = cpuFeatures(options.cpu);
       unsigned bits = cpuVectorBits(artifact.cpuFeatures);
-      buildCpuStagePipeline(stages, bits);
+      buildCpuStagePipeline(stages, bits, options.cpuWithGpuTiles);
       buildCpuLoweringPipeline(pm, bits);
     }
     if (options.emit == "pipeline") {

@@ -26,6 +26,10 @@ struct CompileOptions {
   /// an artifact records what it needs and a CPU without it refuses to
   /// load it with a message.
   std::string cpu = "x86-64-v3";
+  /// A test aid: the CPU code takes the workgroup tiles (and row-reduction
+  /// splits) a GPU target would choose, so that the GPU's tiling and fusion
+  /// are checked numerically on the CPU. The launch configs are the CPU's.
+  bool cpuWithGpuTiles = false;
   /// Stop after a stage and print its IR into `emitted` instead of building
   /// an artifact: "graph" (imported), "graph-opt" (after graph passes),
   /// "kernels" (partitioned), "linalg" (after the shared lowering),

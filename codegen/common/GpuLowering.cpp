@@ -16,7 +16,8 @@ using namespace mlir;
 
 void tessel::buildGpuStagePipeline(OpPassManager &pm) {
   if (failed(parsePassPipeline("func.func(tessel-gpu-workgroup-tiles,"
-                               " tessel-tile-and-fuse-workgroups)",
+                               " tessel-tile-and-fuse-workgroups,"
+                               " tessel-gpu-split-reductions)",
                                pm)))
     llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
   buildStagePipeline(pm);

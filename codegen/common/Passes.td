@@ -132,7 +132,9 @@ def GpuWorkgroupTilesPass
     threadIdx.x, so neighbouring threads touch neighbouring elements), at
     most three loops split (the grid's x, y and z), the others left whole.
     A tile is shrunk while the group's workgroup temporaries, which live in
-    workgroup (shared) memory, would exceed `max-temp-bytes`.
+    workgroup (shared) memory, would exceed `max-temp-bytes`. Row reductions
+    of a block with fewer elements than threads are marked for
+    tessel-gpu-split-reductions.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", "256",
@@ -141,6 +143,32 @@ def GpuWorkgroupTilesPass
            "Largest workgroup (shared) memory of one block">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def GpuSplitReductionsPass
+    : Pass<"tessel-gpu-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Reduce a block's rows with all its threads";
+  let description = [{
+    Runs after tessel-tile-and-fuse-workgroups for a GPU target. A block
+    whose tile has fewer rows than threads would fold each row (softmax's
+    maximum and sum, LayerNorm's mean) on one thread while the others wait.
+    tessel-gpu-workgroup-tiles marks such reductions
+    (`tessel.gpu_reduction_lanes = T`: a linalg.generic whose only
+    reduction is its last loop, of a static extent that T divides, folded
+    by one op with a neutral element; T a power of two, at most threads /
+    rows). Inside a workgroup's forall each becomes
+      * a fill of T partials per row with the neutral element,
+      * the op over (rows, t, k') with k = k' * T + t, t parallel: lane t of
+        a row folds the elements t, t + T, ... (neighbouring threads read
+        neighbouring elements), and
+      * a combine that folds each row's T partials, in lane order, into the
+        original output.
+    The partials are a workgroup temporary (shared memory); the block's
+    threads run the lanes of all its rows at once. The additions are
+    regrouped, so GPU results differ from the CPU's by rounding.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {

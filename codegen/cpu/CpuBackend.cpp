@@ -23,11 +23,15 @@
 
 using namespace mlir;
 
-void tessel::buildCpuStagePipeline(OpPassManager &pm, unsigned vectorBits) {
+void tessel::buildCpuStagePipeline(OpPassManager &pm, unsigned vectorBits,
+                                   bool gpuTiles) {
   // The CPU's tiles, then the shared tiling and stages.
-  std::string tiles = "func.func(tessel-cpu-workgroup-tiles{vector-bits=" +
-                      std::to_string(vectorBits) +
-                      "}, tessel-tile-and-fuse-workgroups)";
+  std::string tiles =
+      gpuTiles ? "func.func(tessel-gpu-workgroup-tiles,"
+                 " tessel-tile-and-fuse-workgroups, tessel-gpu-split-reductions)"
+               : "func.func(tessel-cpu-workgroup-tiles{vector-bits=" +
+                     std::to_string(vectorBits) +
+                     "}, tessel-tile-and-fuse-workgroups)";
   if (failed(parsePassPipeline(tiles, pm)))
     llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
   buildStagePipeline(pm);

@@ -22,8 +22,11 @@ class Module;
 namespace tessel {
 
 /// Grouped linalg on tensors (buildSharedLoweringPipeline) -> the CPU's
-/// workgroup tiles -> stages (buildStagePipeline).
-void buildCpuStagePipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256);
+/// workgroup tiles -> stages (buildStagePipeline). With `gpuTiles` (a test
+/// aid) the tiles and row-reduction splits are a GPU's instead, which the
+/// CPU then runs: the GPU's tiling checked on the CPU.
+void buildCpuStagePipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256,
+                           bool gpuTiles = false);
 
 /// Stages -> LLVM dialect: workgroup ids, reductions register-tiled for SIMD
 /// registers of `vectorBits` bits.

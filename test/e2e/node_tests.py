@@ -222,7 +222,8 @@ class Result:
         self.name, self.ok, self.reason = name, ok, reason
 
 
-def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True):
+def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
+             compile_args=()):
     deadline = time.monotonic() + timeout_s
     tdir = os.path.join(work_dir, name)
     shutil.rmtree(tdir, ignore_errors=True)
@@ -248,7 +249,8 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True)
         return None
 
     tsl = os.path.join(tdir, "model.tsl")
-    err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl])
+    err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl]
+               + list(compile_args))
     if err:
         return Result(name, False, err)
     if not os.path.isfile(tsl):
@@ -335,6 +337,9 @@ def main(argv=None):
     ap.add_argument("--no-gpu-offline", action="store_true",
                     help="skip compiling each test for the GPU targets and checking the code "
                          "offline (ptxas for PTX, llvm-readobj for hsaco)")
+    ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
+                    help="pass ARG to tessel-compile as well (repeatable), e.g. "
+                         "--compile-arg=--cpu-gpu-tiles to run the CPU with a GPU's tiles")
     ap.add_argument("--keep-work", action="store_true",
                     help="keep the scratch folders of passing tests too")
     args = ap.parse_args(argv)
@@ -414,7 +419,8 @@ def main(argv=None):
         d, info = item
         try:
             r = run_test(d, os.path.join(args.tests_dir, d), info, args.bin_dir, work_dir,
-                         args.timeout, gpu_offline=not args.no_gpu_offline)
+                         args.timeout, gpu_offline=not args.no_gpu_offline,
+                         compile_args=args.compile_arg)
         except Exception as e:  # noqa: BLE001 - a harness error is that test's failure
             r = Result(d, False, "harness: %s: %s" % (type(e).__name__, e))
         if r.ok and not args.keep_work:

@@ -59,6 +59,9 @@ static const char *kUsage =
     "  --dump-binaries DIR\n"
     "                     also write each target's code to DIR/<target>.so,\n"
     "                     .ptx or .hsaco (':' in the target becomes '_')\n"
+    "  --cpu-gpu-tiles    test aid: the cpu target takes the workgroup tiles\n"
+    "                     a GPU target would choose, so that the GPU's tiling\n"
+    "                     and fusion are checked numerically on the CPU\n"
     "  -h, --help         this text\n";
 
 static int usageError(const std::string &message) {
@@ -157,6 +160,8 @@ int main(int argc, char **argv) {
     } else if (arg == "--dump-binaries") {
       if (!value(dumpDir))
         return usageError("--dump-binaries needs a folder");
+    } else if (arg == "--cpu-gpu-tiles") {
+      options.cpuWithGpuTiles = true;
     } else if (arg == "--mcpu") {
       if (!value(options.cpu))
         return usageError("--mcpu needs a value");

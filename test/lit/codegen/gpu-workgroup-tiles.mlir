@@ -2,7 +2,9 @@
 // computes about 256 elements of its root's workgroup loops, innermost
 // first (a loop that fits stays whole), at most three loops split; with
 // workgroup temporaries the tile shrinks to fit 32 KiB of shared memory
-// and the run-time loops, which the temporaries need split, go first.
+// and the run-time loops, which the temporaries need split, go first. A row
+// reduction of a block with fewer rows than threads is marked for
+// --tessel-gpu-split-reductions with the lanes each row gets.
 // RUN: tessel-opt %s --split-input-file --tessel-form-workgroup-groups --tessel-gpu-workgroup-tiles | FileCheck %s
 
 // [?, 64, 56, 56]: the 56 columns whole, rows in 4s (224 elements), then
@@ -26,6 +28,7 @@ func.func @image(%x: tensor<?x64x56x56xf32>, %o: tensor<?x64x56x56xf32>) -> tens
 // each row needs 4 bytes of sum, so 256 rows per block fit easily.
 // CHECK-LABEL: func.func @normalize(
 // CHECK:         linalg.generic
+// CHECK-NOT:     tessel.gpu_reduction_lanes
 // CHECK:         tessel.workgroup_temp_bytes = 4 : i64, tessel.workgroup_tiles = array<i64: 256, 0>
 #in = affine_map<(r, c) -> (r, c)>
 #row = affine_map<(r, c) -> (r)>
@@ -49,8 +52,14 @@ func.func @normalize(%x: tensor<?x1024xf32>, %init: tensor<?xf32>, %o: tensor<?x
 
 // The exponentials of a row are a temporary too, once for each of their two
 // reads (the sum and the division; 4 KiB each) plus the sum: 8196 bytes a
-// row, so 3 rows fit in 32 KiB of shared memory.
+// row, so 3 rows fit in 32 KiB of shared memory, and the row sums get 64
+// lanes each (85 threads a row to spare; 64 divides 1024).
 // CHECK-LABEL: func.func @softmax_like(
+// CHECK:         linalg.generic
+// CHECK-NOT:       tessel.gpu_reduction_lanes
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:      tessel.gpu_reduction_lanes = 64 : i64
 // CHECK:         tessel.workgroup_temp_bytes = 8196 : i64, tessel.workgroup_tiles = array<i64: 3, 0>
 #in = affine_map<(r, c) -> (r, c)>
 #row = affine_map<(r, c) -> (r)>
