@@ -32,7 +32,8 @@ struct CompileOptions {
   bool cpuWithGpuTiles = false;
   /// Stop after a stage and print its IR into `emitted` instead of building
   /// an artifact: "graph" (imported), "graph-opt" (after graph passes),
-  /// "kernels" (partitioned), "linalg" (after the shared lowering),
+  /// "kernels" (partitioned), "linalg" (the first target's stages: tiled,
+  /// bufferized linalg),
   /// "pipeline" (each target's lowering pass pipeline, one "<target>: <passes>"
   /// line per target), "llvm" (the first target's LLVM dialect). Empty: build
   /// the artifact.

@@ -40,7 +40,9 @@ def FormWorkgroupGroupsPass
         that each read selects (a split never makes two workgroups compute
         the same producer element), and, when it is read as an input rather
         than as a destination, its tile per workgroup-loop unit is static
-        and at most `max-temp-bytes` (a temporary of the workgroup).
+        and at most `max-temp-bytes` (a temporary of the workgroup), with at
+        most three run-time workgroup loops sizing the group's temporaries
+        (a target must split those, on one axis each).
 
     Nothing is tiled here: see tessel-tile-and-fuse-workgroups.
   }];
@@ -58,16 +60,19 @@ def TileAndFuseWorkgroupsPass
   let description = [{
     Runs after tessel-form-workgroup-groups and a target's choice of tiles:
     the target puts on group roots `tessel.workgroup_tiles`, one size per
-    loop, non-zero only on workgroup loops (0 leaves a loop whole, which a
-    static workgroup loop becomes as one tile of its whole extent; a dynamic
-    one must be split). Each root that has a group of several ops or a tile
-    is tiled into an `scf.forall` over its workgroup loops, in order, with
+    loop, non-zero only on workgroup loops (0 leaves a loop whole: one tile
+    of its whole extent, step = bound; a run-time loop that sizes the
+    group's temporaries must be split). Each root that has a group of
+    several ops or a tile (and no empty loop) is tiled into an
+    `scf.forall` over its workgroup loops, in order, with
     upstream's tile-and-fuse, fusing exactly its group's producers; fused
     through destinations (a fill, a bias broadcast, a contraction below its
     epilogue) they work on the root's output tile, fused as inputs they get
     a temporary of the workgroup. The forall's dims are tagged
     `#gpu.block<linear_dim_i>` so that canonicalization keeps one-tile dims:
-    its upper bounds are the stage's work sizes on every target.
+    its upper bounds are the stage's work sizes on every target (a root
+    written into a kernel argument takes that argument's dims as bounds,
+    which the plan knows).
 
     Tiling never reorders the additions that produce an element: results
     are bit-identical to the untiled kernel's.
