@@ -219,11 +219,13 @@ struct CpuWorkgroupTilesPass
         }
       }
       auto tempBytes = [&] {
+        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
         int64_t bytes = perUnit ? perUnit.getInt() : 0;
         for (int64_t d : loops.asArrayRef()) {
           int64_t t = tiles[d] != 0 ? tiles[d] : ranges[d];
-          bytes = ShapedType::isDynamic(t) ? std::numeric_limits<int64_t>::max()
-                                           : bytes * t;
+          bytes = ShapedType::isDynamic(t) || (t > 0 && bytes > kMax / t)
+                      ? kMax
+                      : bytes * t;
         }
         return bytes;
       };
