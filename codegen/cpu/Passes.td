@@ -29,9 +29,11 @@ def CpuWorkgroupTilesPass
     among equals), so that a workgroup reads its slice of the largest
     operand: a MatMul's weight columns, a 1x1 Conv's input rows. The
     output's last loop is split only in a MatMul-like op (a reduction, every
-    index a plain loop) or when it is the only workgroup loop. A tile is
-    shrunk while the group's workgroup temporaries would exceed
-    `max-temp-bytes` (they live on a worker's stack).
+    index a plain loop) or when it is the only workgroup loop. A group with
+    temporaries has its run-time loops split (they size the temporaries),
+    and its tiles shrunk, or loops left whole split while an axis is free,
+    until the temporaries fit `max-temp-bytes` (they live on the stack of
+    the thread that runs the workgroup); an error when they cannot.
   }];
   let options = [
     Option<"maxWorkgroups", "max-workgroups", "int64_t", "64",

@@ -186,6 +186,7 @@ struct CpuWorkgroupTilesPass
   using CpuWorkgroupTilesPassBase::CpuWorkgroupTilesPassBase;
 
   void runOnOperation() override {
+    bool failed = false;
     getOperation().walk([&](linalg::LinalgOp root) {
       auto loops = root->getAttrOfType<DenseI64ArrayAttr>(tessel::kLoopsAttr);
       if (!loops)
@@ -229,18 +230,39 @@ struct CpuWorkgroupTilesPass
         }
         return bytes;
       };
+      bool fits = true;
       while (perUnit && perUnit.getInt() > 0 && tempBytes() > maxTempBytes) {
+        // Halve the largest split tile; with none left, split a loop left
+        // whole while an axis is free.
         int64_t *largest = nullptr;
         for (int64_t d : loops.asArrayRef())
           if (tiles[d] > 1 && (!largest || tiles[d] > *largest))
             largest = &tiles[d];
-        if (!largest)
+        if (!largest &&
+            llvm::count_if(tiles, [](int64_t t) { return t != 0; }) < 3)
+          for (int64_t d : loops.asArrayRef())
+            if (tiles[d] == 0 && ranges[d] > 1 &&
+                (!largest || ranges[d] > ranges[largest - tiles.data()]))
+              largest = &tiles[d];
+        if (!largest) {
+          fits = false;
           break;
-        *largest = (*largest + 1) / 2;
+        }
+        *largest = *largest == 0 ? ranges[largest - tiles.data()] / 2 + 1
+                                 : (*largest + 1) / 2;
+      }
+      if (!fits) {
+        root.emitError("the workgroup temporaries of this group need ")
+            << tempBytes() << " bytes of stack at the least, over the CPU's "
+            << static_cast<int64_t>(maxTempBytes);
+        failed = true;
+        return;
       }
       root->setAttr(tessel::kWorkgroupTilesAttr,
                     DenseI64ArrayAttr::get(root.getContext(), tiles));
     });
+    if (failed)
+      signalPassFailure();
   }
 };
 
