@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -183,33 +182,19 @@ LogicalResult toWorkgroupMemory(gpu::GPUFuncOp kernel, memref::AllocOp alloc) {
 /// effects on thread 0. Returns the launch's axes.
 FailureOr<SmallVector<tessel::WorkgroupAxis>>
 mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
-  FailureOr<SmallVector<std::optional<int64_t>>> steps =
-      tessel::workgroupSteps(forall);
-  if (failed(steps))
-    return failure();
   OpBuilder b(forall);
   Location loc = forall.getLoc();
   const gpu::Dimension grid[] = {gpu::Dimension::x, gpu::Dimension::y,
                                  gpu::Dimension::z};
   SmallVector<tessel::WorkgroupAxis> axes;
-  SmallVector<Value> ivs;
-  for (auto [d, lb, step] :
-       llvm::enumerate(forall.getMixedLowerBound(), *steps)) {
-    Value lower = getValueOrCreateConstantIndexOp(b, loc, lb);
-    if (!step) {
-      ivs.push_back(lower);
-      continue;
-    }
-    if (axes.size() == 3)
-      return forall.emitError("dim ")
-             << d << " of a workgroup forall is split on a fourth axis";
-    Value id = gpu::BlockIdOp::create(b, loc, grid[axes.size()]);
-    ivs.push_back(arith::AddIOp::create(
-        b, loc, lower,
-        arith::MulIOp::create(b, loc, id,
-                              arith::ConstantIndexOp::create(b, loc, *step))));
-    axes.push_back({*step, {static_cast<int64_t>(d)}});
-  }
+  FailureOr<SmallVector<Value>> ivs = tessel::workgroupIteration(
+      b, forall,
+      [&](unsigned axis) -> Value {
+        return gpu::BlockIdOp::create(b, loc, grid[axis]);
+      },
+      axes);
+  if (failed(ivs))
+    return failure();
   Block *body = forall.getBody();
   body->getTerminator()->erase();
   SmallVector<memref::AllocOp> allocs(body->getOps<memref::AllocOp>());
@@ -222,7 +207,7 @@ mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
   Block *parent = forall->getBlock();
   parent->getOperations().splice(Block::iterator(forall),
                                  body->getOperations());
-  for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
+  for (auto [iv, value] : llvm::zip(forall.getInductionVars(), *ivs))
     iv.replaceAllUsesWith(value);
   forall.erase();
 

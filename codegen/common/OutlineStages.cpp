@@ -181,16 +181,24 @@ FailureOr<std::pair<int64_t, int64_t>> argumentDimOf(Value size) {
   return std::pair<int64_t, int64_t>{arg.getArgNumber(), *index};
 }
 
-/// The extent of one parallel dim as (argument, dim) or (-1, constant).
-FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
-                                                Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb),
-                         s = getConstantIntValue(step);
-  if (!l || !s || *l != 0 || *s != 1)
+/// The extent of a dim from 0 to `ub` as (argument, dim) or (-1, constant).
+FailureOr<std::pair<int64_t, int64_t>> boundOf(OpFoldResult lb,
+                                               OpFoldResult ub) {
+  std::optional<int64_t> l = getConstantIntValue(lb);
+  if (!l || *l != 0)
     return failure();
   if (std::optional<int64_t> c = getConstantIntValue(ub))
     return std::pair<int64_t, int64_t>{-1, *c};
-  return argumentDimOf(ub);
+  return argumentDimOf(cast<Value>(ub));
+}
+
+/// The extent of one parallel dim as (argument, dim) or (-1, constant).
+FailureOr<std::pair<int64_t, int64_t>> extentOf(Value lb, Value ub,
+                                                Value step) {
+  std::optional<int64_t> s = getConstantIntValue(step);
+  if (!s || *s != 1)
+    return failure();
+  return boundOf(lb, ub);
 }
 
 /// The extent of `value` (a memref) in dim `d` as (argument, dim) or
@@ -252,14 +260,7 @@ LogicalResult recordWork(func::FuncOp stage) {
     scf::ForallOp forall = *foralls.begin();
     for (auto [lb, ub] : llvm::zip(forall.getMixedLowerBound(),
                                    forall.getMixedUpperBound())) {
-      std::optional<int64_t> l = getConstantIntValue(lb);
-      FailureOr<std::pair<int64_t, int64_t>> e = failure();
-      if (l && *l == 0) {
-        if (std::optional<int64_t> c = getConstantIntValue(ub))
-          e = std::pair<int64_t, int64_t>{-1, *c};
-        else
-          e = argumentDimOf(cast<Value>(ub));
-      }
+      FailureOr<std::pair<int64_t, int64_t>> e = boundOf(lb, ub);
       if (failed(e))
         return forall.emitError("a workgroup dim is not a constant or an "
                                 "argument dim");

@@ -2,6 +2,8 @@
 
 #include "codegen/common/Stages.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -47,21 +49,32 @@ bool tessel::getLaunchConfig(Operation *kernel, int64_t size[3],
   return true;
 }
 
-FailureOr<SmallVector<std::optional<int64_t>>>
-tessel::workgroupSteps(scf::ForallOp forall) {
-  SmallVector<std::optional<int64_t>> steps;
-  for (auto [lb, ub, step] :
-       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
-                 forall.getMixedStep())) {
+FailureOr<SmallVector<Value>>
+tessel::workgroupIteration(OpBuilder &b, scf::ForallOp forall,
+                           function_ref<Value(unsigned axis)> idOf,
+                           SmallVectorImpl<WorkgroupAxis> &axes) {
+  Location loc = forall.getLoc();
+  SmallVector<Value> ivs;
+  for (auto [d, lb, ub, step] :
+       llvm::enumerate(forall.getMixedLowerBound(),
+                       forall.getMixedUpperBound(), forall.getMixedStep())) {
+    Value lower = getValueOrCreateConstantIndexOp(b, loc, lb);
     std::optional<int64_t> s = getConstantIntValue(step);
     std::optional<int64_t> u = getConstantIntValue(ub);
     std::optional<int64_t> l = getConstantIntValue(lb);
-    if (isEqualConstantIntOrValue(step, ub) || (s && u && l && *s >= *u - *l))
-      steps.push_back(std::nullopt);
-    else if (s)
-      steps.push_back(*s);
-    else
+    if (isEqualConstantIntOrValue(step, ub) || (s && u && l && *s >= *u - *l)) {
+      ivs.push_back(lower); // whole: its one iteration
+      continue;
+    }
+    if (!s)
       return forall.emitError("a workgroup dim split by a run-time step");
+    if (axes.size() == 3)
+      return forall.emitError("dim ")
+             << d << " of a workgroup forall is split on a fourth axis";
+    Value offset = arith::MulIOp::create(
+        b, loc, idOf(axes.size()), arith::ConstantIndexOp::create(b, loc, *s));
+    ivs.push_back(arith::AddIOp::create(b, loc, lower, offset));
+    axes.push_back({*s, {static_cast<int64_t>(d)}});
   }
-  return steps;
+  return ivs;
 }

@@ -32,12 +32,16 @@ void setLaunchConfig(mlir::Operation *kernel, llvm::ArrayRef<int64_t> size,
 bool getLaunchConfig(mlir::Operation *kernel, int64_t size[3],
                      WorkgroupAxis axes[3]);
 
-/// Per dim of a workgroup forall (tessel-tile-and-fuse-workgroups), its
-/// step when it is split into several workgroups, nothing when it is left
-/// whole (its step equals its bound); failure for a split with a run-time
-/// step.
-mlir::FailureOr<llvm::SmallVector<std::optional<int64_t>>>
-workgroupSteps(mlir::scf::ForallOp forall);
+/// The iteration of a workgroup forall (tessel-tile-and-fuse-workgroups)
+/// that one workgroup runs, built at `b`'s insertion point: per dim its
+/// induction value, `lb + idOf(axis) * step` for a dim split into several
+/// workgroups (on the next grid axis, recorded in `axes` as [step, dim]) and
+/// `lb` for one left whole (step equal to its bound). Failure, with an
+/// error, for a split with a run-time step or on a fourth axis.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+workgroupIteration(mlir::OpBuilder &b, mlir::scf::ForallOp forall,
+                   llvm::function_ref<mlir::Value(unsigned axis)> idOf,
+                   llvm::SmallVectorImpl<WorkgroupAxis> &axes);
 
 } // namespace tessel
 

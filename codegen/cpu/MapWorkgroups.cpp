@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace tessel {
@@ -33,36 +32,17 @@ struct CpuMapWorkgroupsPass
     Block &entry = func.getBody().front();
     IRRewriter rewriter(forall.getContext());
     rewriter.setInsertionPoint(forall);
-    Location loc = forall.getLoc();
-    FailureOr<SmallVector<std::optional<int64_t>>> steps =
-        tessel::workgroupSteps(forall);
-    if (failed(steps))
+    FailureOr<SmallVector<Value>> ivs = tessel::workgroupIteration(
+        rewriter, forall,
+        [&](unsigned axis) { return entry.getArgument(firstId + axis); }, axes);
+    if (failed(ivs))
       return failure();
-    SmallVector<Value> ivs;
-    for (auto [d, lb, step] :
-         llvm::enumerate(forall.getMixedLowerBound(), *steps)) {
-      Value lower = getValueOrCreateConstantIndexOp(rewriter, loc, lb);
-      if (!step) {
-        ivs.push_back(lower);
-        continue;
-      }
-      if (axes.size() == kAxes)
-        return forall.emitError("dim ")
-               << d << " of a workgroup forall is split on a fourth axis";
-      Value id = entry.getArgument(firstId + axes.size());
-      ivs.push_back(arith::AddIOp::create(
-          rewriter, loc, lower,
-          arith::MulIOp::create(
-              rewriter, loc, id,
-              arith::ConstantIndexOp::create(rewriter, loc, *step))));
-      axes.push_back({*step, {static_cast<int64_t>(d)}});
-    }
     if (forall.getNumResults() != 0)
       return forall.emitError("a workgroup forall on tensors after "
                               "bufferization");
     Block *body = forall.getBody();
     rewriter.eraseOp(body->getTerminator());
-    rewriter.inlineBlockBefore(body, forall, ivs);
+    rewriter.inlineBlockBefore(body, forall, *ivs);
     rewriter.eraseOp(forall);
     return success();
   }

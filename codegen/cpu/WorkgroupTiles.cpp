@@ -203,6 +203,9 @@ struct CpuWorkgroupTilesPass
       auto perUnit =
           root->getAttrOfType<IntegerAttr>(tessel::kWorkgroupTempBytesAttr);
       SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+      auto axesUsed = [&] {
+        return llvm::count_if(tiles, [](int64_t t) { return t != 0; });
+      };
       // The group's temporaries need its run-time loops split: in tiles of
       // one where the cost model left them whole, in place of a static
       // split when three axes are taken.
@@ -210,7 +213,7 @@ struct CpuWorkgroupTilesPass
         for (int64_t d : loops.asArrayRef()) {
           if (tiles[d] != 0 || !ShapedType::isDynamic(ranges[d]))
             continue;
-          if (llvm::count_if(tiles, [](int64_t t) { return t != 0; }) == 3)
+          if (axesUsed() == 3)
             for (int64_t s : llvm::reverse(loops.asArrayRef()))
               if (tiles[s] != 0 && !ShapedType::isDynamic(ranges[s])) {
                 tiles[s] = 0;
@@ -232,24 +235,26 @@ struct CpuWorkgroupTilesPass
       };
       bool fits = true;
       while (perUnit && perUnit.getInt() > 0 && tempBytes() > maxTempBytes) {
-        // Halve the largest split tile; with none left, split a loop left
-        // whole while an axis is free.
-        int64_t *largest = nullptr;
+        // Halve the largest split tile; with none left, split the largest
+        // loop left whole while an axis is free.
+        std::optional<int64_t> pick;
         for (int64_t d : loops.asArrayRef())
-          if (tiles[d] > 1 && (!largest || tiles[d] > *largest))
-            largest = &tiles[d];
-        if (!largest &&
-            llvm::count_if(tiles, [](int64_t t) { return t != 0; }) < 3)
+          if (tiles[d] > 1 && (!pick || tiles[d] > tiles[*pick]))
+            pick = d;
+        if (pick) {
+          tiles[*pick] = (tiles[*pick] + 1) / 2;
+          continue;
+        }
+        if (axesUsed() < 3)
           for (int64_t d : loops.asArrayRef())
             if (tiles[d] == 0 && ranges[d] > 1 &&
-                (!largest || ranges[d] > ranges[largest - tiles.data()]))
-              largest = &tiles[d];
-        if (!largest) {
+                (!pick || ranges[d] > ranges[*pick]))
+              pick = d;
+        if (!pick) {
           fits = false;
           break;
         }
-        *largest = *largest == 0 ? ranges[largest - tiles.data()] / 2 + 1
-                                 : (*largest + 1) / 2;
+        tiles[*pick] = ranges[*pick] / 2 + 1; // two workgroups
       }
       if (!fits) {
         root.emitError("the workgroup temporaries of this group need ")

@@ -353,9 +353,8 @@ struct TileAndFuseWorkgroupsPass
     if (!split && members.size() == 1)
       return success(); // one op, left whole: the stage is the op
     // Nothing to do (an empty output): no workgroup either, on any target.
-    if (llvm::any_of(loops, [&](int64_t d) {
-          return root.getStaticLoopRanges()[d] == 0;
-        }))
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    if (llvm::any_of(loops, [&](int64_t d) { return ranges[d] == 0; }))
       return success();
     MLIRContext *ctx = root.getContext();
     IRRewriter rewriter(ctx);
@@ -372,7 +371,6 @@ struct TileAndFuseWorkgroupsPass
     auto tempBytesAttr =
         root->getAttrOfType<IntegerAttr>(tessel::kWorkgroupTempBytesAttr);
     bool hasTemps = tempBytesAttr && tempBytesAttr.getInt() > 0;
-    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
     for (int64_t d : loops) {
       int64_t t = tiles[d];
       if (t == 0 && hasTemps && ShapedType::isDynamic(ranges[d]))
