@@ -398,7 +398,23 @@ static MemRefType memrefOf(Type tensorType) {
 /// Whether operand `operand` of a kernel is a constant shape operand (a
 /// Slice's bounds): the kernel gets it as a constant, so what depends on it
 /// folds there, instead of reading it from a weight.
+/// A splat constant read by an elementwise op: inlined, it becomes a scalar
+/// of the kernel's loop body (linalg folds it there) instead of a load from
+/// a weight argument in every iteration, which may alias the output and so
+/// keeps the loop from being vectorized.
+static bool isInlinedSplat(OpOperand &operand) {
+  auto constant = operand.get().getDefiningOp<ConstantOp>();
+  if (!constant || !isa<AddOp, SubOp, MulOp, DivOp, PowOp, ClipOp>(
+                       operand.getOwner()))
+    return false;
+  auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return value && value.isSplat() &&
+         isa<FloatType>(value.getElementType());
+}
+
 static bool inlinedIntoKernel(OpOperand &operand) {
+  if (isInlinedSplat(operand))
+    return true;
   auto contract = dyn_cast<ShapeContract>(operand.getOwner());
   return contract && contract.isShapeOperand(operand.getOperandNumber()) &&
          operand.get().getDefiningOp<ConstantOp>();
@@ -406,13 +422,39 @@ static bool inlinedIntoKernel(OpOperand &operand) {
 
 /// The values the ops of `region` read from outside it, in order of first
 /// use: the arguments of its kernel.
-static SmallVector<Value> capturedValues(DispatchRegionOp region) {
-  llvm::SetVector<Value> captured;
+/// A constant read by the ops of `region` is inlined into its kernel when
+/// every such read is (`inlinedIntoKernel`).
+static SmallVector<Value> capturedValues(DispatchRegionOp region,
+                                         SmallVector<Value> &inlined) {
+  llvm::SetVector<Value> captured, notInlined;
   for (Operation &op : region.getBody().front().without_terminator())
-    for (Value v : op.getOperands())
-      if (v.getParentRegion() != &region.getBody())
-        captured.insert(v);
-  return captured.takeVector();
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value v = operand.get();
+      if (v.getParentRegion() == &region.getBody())
+        continue;
+      captured.insert(v);
+      if (!inlinedIntoKernel(operand))
+        notInlined.insert(v);
+    }
+  SmallVector<Value> passed;
+  for (Value v : captured)
+    (notInlined.contains(v) ? passed : inlined).push_back(v);
+  return passed;
+}
+
+/// The results of `op` that a dispatch writes: those used after it. A
+/// result nobody reads (LayerNormalization's Mean when only Y is used) is
+/// not computed at all. An op none of whose results is used yet (the copy
+/// that `lowerReturn` makes for an output) writes them all.
+static SmallVector<unsigned> writtenResults(Operation *op) {
+  SmallVector<unsigned> used;
+  for (OpResult r : op->getResults())
+    if (!r.use_empty())
+      used.push_back(r.getResultNumber());
+  if (used.empty())
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      used.push_back(i);
+  return used;
 }
 
 std::string Partitioner::createKernel(Operation *op) {
@@ -423,17 +465,19 @@ std::string Partitioner::createKernel(Operation *op) {
   SmallVector<Operation *> ops;
   SmallVector<Value> written;
   if (region) {
-    passed = capturedValues(region);
+    passed = capturedValues(region, inlined);
     for (Operation &inner : region.getBody().front().without_terminator())
       ops.push_back(&inner);
-    llvm::append_range(
-        written,
-        cast<YieldOp>(region.getBody().front().getTerminator()).getValues());
+    auto yielded =
+        cast<YieldOp>(region.getBody().front().getTerminator()).getValues();
+    for (unsigned i : writtenResults(op))
+      written.push_back(yielded[i]);
   } else {
     for (OpOperand &operand : op->getOpOperands())
       (inlinedIntoKernel(operand) ? inlined : passed).push_back(operand.get());
     ops.push_back(op);
-    llvm::append_range(written, op->getResults());
+    for (unsigned i : writtenResults(op))
+      written.push_back(op->getResult(i));
   }
   SmallVector<Type> argTypes;
   for (Value v : passed)
@@ -479,8 +523,8 @@ LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
     for (auto [result, e] : llvm::zip(op.getResults(), *extents))
       inner[result] = std::move(e);
   }
-  SmallVector<Value> args;
-  for (Value v : capturedValues(region)) {
+  SmallVector<Value> args, inlined;
+  for (Value v : capturedValues(region, inlined)) {
     FailureOr<Value> arg = planValue(v, region);
     if (failed(arg))
       return failure();
@@ -489,17 +533,21 @@ LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
   auto yielded =
       cast<YieldOp>(region.getBody().front().getTerminator()).getValues();
   SmallVector<Value> resultDynamicDims;
-  for (Value v : yielded)
-    llvm::append_range(resultDynamicDims, dynamicOf(v.getType(), inner[v]));
+  SmallVector<Type> resultTypes;
+  SmallVector<unsigned> written = writtenResults(region);
+  for (unsigned i : written) {
+    llvm::append_range(resultDynamicDims,
+                       dynamicOf(yielded[i].getType(), inner[yielded[i]]));
+    resultTypes.push_back(yielded[i].getType());
+  }
   std::string symbol = createKernel(region);
   auto dispatch = plan::DispatchOp::create(
-      builder, region.getLoc(), region.getResultTypes(),
+      builder, region.getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
       resultDynamicDims);
-  for (auto [result, planResult, v] :
-       llvm::zip(region.getResults(), dispatch.getResults(), yielded)) {
-    values.map(result, planResult);
-    dims[planResult] = inner[v];
+  for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
+    values.map(region.getResult(i), planResult);
+    dims[planResult] = inner[yielded[i]];
   }
   return success();
 }
@@ -517,17 +565,21 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
       return failure();
     args.push_back(*arg);
   }
-  for (auto [result, e] : llvm::zip(op->getResults(), *extents))
-    llvm::append_range(resultDynamicDims, dynamicOf(result.getType(), e));
+  SmallVector<Type> resultTypes;
+  SmallVector<unsigned> written = writtenResults(op);
+  for (unsigned i : written) {
+    Type type = op->getResult(i).getType();
+    llvm::append_range(resultDynamicDims, dynamicOf(type, (*extents)[i]));
+    resultTypes.push_back(type);
+  }
   std::string symbol = createKernel(op);
   auto dispatch = plan::DispatchOp::create(
-      builder, op->getLoc(), op->getResultTypes(),
+      builder, op->getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
       resultDynamicDims);
-  for (auto [result, planResult, e] :
-       llvm::zip(op->getResults(), dispatch.getResults(), *extents)) {
-    values.map(result, planResult);
-    dims[planResult] = std::move(e);
+  for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
+    values.map(op->getResult(i), planResult);
+    dims[planResult] = std::move((*extents)[i]);
   }
   return success();
 }

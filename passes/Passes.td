@@ -53,21 +53,21 @@ def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
     the values inside it never travel between kernels. Members: elementwise
     ops on floats (Add, Sub, Mul, Div, Pow, Relu, Sigmoid, Tanh, Sqrt, Erf,
     Clip, Cast; broadcasting ones included) and reductions on floats
-    (ReduceSum, ReduceMean, ReduceMax, ReduceMin, Softmax). Walking the
-    block backwards, such an op joins a region when every user of it is in
-    that one region; else it starts its own. So softmax and LayerNorm as
-    exporters write them (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
-    Mul, Add), with the residual Add before them, become one region, and a
-    value read by two regions or by any other op ends its region. A Conv,
-    MatMul or Gemm on floats joins, by the same rule, a region of
-    elementwise ops only (its epilogue: bias, activation, Clip, the
-    residual Add), which is then closed: what comes before the contraction
-    is its input, not its epilogue (tessel-fuse-epilogues makes such a
-    region one stage). A region
-    yields one value, that of its last op, and every other op in it is used
-    only inside it. Integer and bool ops stay alone: partitioning evaluates
-    shape arithmetic on the host. Results are unchanged: the kernel
-    pipeline computes the same ops in the same order per element.
+    (ReduceSum, ReduceMean, ReduceMax, ReduceMin, Softmax,
+    LayerNormalization). Walking the block backwards, such an op joins a
+    region when every user of it is in that one region; else it starts its
+    own. So softmax and LayerNorm as exporters write them (ReduceMean, Sub,
+    Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) or as one LayerNormalization,
+    with the residual Add before them, become one region, and a value read
+    by two regions or by any other op ends its region. A Conv, MatMul or
+    Gemm on floats joins, by the same rule, a region of elementwise ops only
+    (its epilogue: bias, activation, Clip, the residual Add), which is then
+    closed: what comes before the contraction is its input, not its
+    epilogue. A region yields the results of its last op (partitioning
+    writes those that are used), and every other op in it is used only
+    inside it. Integer and bool ops stay alone: partitioning evaluates shape
+    arithmetic on the host. Results are unchanged: the kernel pipeline
+    computes the same ops in the same order per element.
   }];
   let dependentDialects = ["::tessel::TesselDialect"];
 }

@@ -178,6 +178,8 @@ def bench_models(args, mcpu):
     rows = []
     with tempfile.TemporaryDirectory(prefix="tessel-bench-") as root:
         for name, folder in DEV_MODELS:
+            if args.only and not any(o in folder for o in args.only):
+                continue
             folder = os.path.join(args.models, folder)
             model, feeds = os.path.join(folder, "model.onnx"), feeds_of(folder)
             work = tempfile.mkdtemp(dir=root)
@@ -210,6 +212,9 @@ def main():
                                      "(build/models-test/export): benchmark them")
     ap.add_argument("--threads", default="1,2",
                     help="thread counts for --models (default 1,2)")
+    ap.add_argument("--only", action="append",
+                    help="with --models: only the models whose folder "
+                         "contains this (repeatable)")
     ap.add_argument("--out", help="also write the table (markdown) here")
     args = ap.parse_args()
     mcpus = args.mcpu or ["x86-64-v2", "x86-64-v3", "native"]

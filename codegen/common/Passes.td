@@ -85,9 +85,7 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
   let summary = "Register-tile and vectorize the reductions of a stage";
   let description = [{
     Runs on stages (linalg ops on memrefs, see tessel-outline-stages) for a
-    target with SIMD registers of `vector-bits` bits. Only ops with a
-    reduction loop are touched; elementwise loops are left to LLVM, whose
-    loop vectorizer handles them already.
+    target with SIMD registers of `vector-bits` bits.
 
       * Register tiles. An op whose output's last dim `n` is a parallel loop
         that each input indexes, if at all, in its last dim (MatMul, Gemm,
@@ -104,6 +102,19 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
         reduction loops as an iter_arg (an accumulator in registers: a
         stage's output never aliases its inputs). A read at stride c > 1
         (Conv with stride 2) becomes one contiguous read and a shuffle.
+      * Streamed operands packed. When the operand a register tile streams
+        along `n` and the reductions (MatMul's B) is a static view of a
+        wider tensor, at most 32 KiB, and at least two row blocks re-read
+        it, it is first copied into a contiguous buffer on the stack. In
+        place its rows lie a full row of the weight apart: 4 KiB for
+        N = 1024 floats, every row in the same L1 set.
+      * Elementwise ops (no reduction loop) whose output's last loop `n`
+        each input indexes, if at all, in its last dim: `n` is tiled by two
+        vectors (one when a static extent fits in one), every other loop by
+        1, peeled and vectorized like a register tile. LLVM's loop
+        vectorizer gives up on some bodies (erf's polynomial in a GELU
+        epilogue). A body that divides integers stays scalar: a masked lane
+        would divide by zero.
       * Other reductions whose output's last loop `n` is also (part of) the
         last index of the inputs: the loops are interchanged so that `n` is
         innermost, for LLVM's loop vectorizer.

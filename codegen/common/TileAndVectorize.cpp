@@ -109,6 +109,51 @@ struct RegisterTile {
   std::optional<unsigned> m;  ///< the loop of the tile's rows, if any
 };
 
+/// Whether `op`'s body divides integers: a masked lane of a partial tile
+/// would divide by the zero a masked read gives it.
+bool dividesIntegers(linalg::LinalgOp op) {
+  return llvm::any_of(op.getBlock()->getOperations(), [](Operation &inner) {
+    return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+        inner);
+  });
+}
+
+/// The tile of an elementwise op (no reduction loop) whose output's last
+/// loop `n` each input indexes, if at all, in its last dim: `n` by two
+/// vectors (one when a static extent fits in one), every other loop by 1.
+/// So an epilogue, a normalization or an activation runs on vectors
+/// whatever LLVM's loop vectorizer makes of its loop nest (it gives up on
+/// bodies such as erf's polynomial).
+std::optional<RegisterTile> elementwiseTile(linalg::LinalgOp op, unsigned n,
+                                            unsigned vectorBits) {
+  // Bytes per element at least: a memref of i1 holds a byte per element,
+  // where a vector<Nxi1> in memory is a bit mask.
+  auto byteElements = [&](Value v) {
+    Type t = getElementTypeOrSelf(v);
+    return t.isIntOrFloat() && t.getIntOrFloatBitWidth() >= 8 &&
+           t.getIntOrFloatBitWidth() <= vectorBits;
+  };
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!llvm::all_of(op->getOperands(), byteElements) || dividesIntegers(op))
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    for (auto [r, expr] : llvm::enumerate(map.getResults()))
+      if (expr.isFunctionOfDim(n) && r + 1 != map.getNumResults())
+        return std::nullopt;
+  }
+  RegisterTile tile;
+  tile.sizes.assign(op.getNumLoops(), 1);
+  tile.n = n;
+  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
+  std::optional<int64_t> extent = staticLoopExtent(op, n);
+  tile.sizes[n] = extent && *extent <= lanes ? lanes : kTileVectors * lanes;
+  return tile;
+}
+
 /// The register tile of a contraction-like op (MatMul, Gemm, Conv,
 /// pooling), or nothing when the op is not one. Inside a tile every loop
 /// but `m` and `n` has extent 1, so each input index is (a multiple of)
@@ -116,10 +161,11 @@ struct RegisterTile {
 std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
                                          unsigned vectorBits) {
   std::optional<unsigned> n = contiguousOutputLoop(op);
-  if (!n || !hasReduction(op) ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
-           .isProjectedPermutation())
+  if (!n || !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+                 .isProjectedPermutation())
     return std::nullopt;
+  if (!hasReduction(op))
+    return elementwiseTile(op, *n, vectorBits);
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
       element.getIntOrFloatBitWidth() > vectorBits)
@@ -157,6 +203,56 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
     tile.sizes[*m] = kTileRows;
   }
   return tile;
+}
+
+/// The most bytes packStreamedOperand copies onto a workgroup's stack: an
+/// L1 data cache's worth, so that the copy stays there for every reuse.
+constexpr int64_t kMaxPackBytes = 32 * 1024;
+
+/// Copies the operand that contraction `op` streams along `n` and its
+/// reductions (MatMul's B: indexed by `n`, not by the rows `m`) into a
+/// contiguous buffer on the stack when it is a static view of a wider
+/// tensor, and every register tile row block (`m` by kTileRows) re-reads it.
+/// In place, its rows are a full row of the tensor apart: with a wide
+/// MatMul (N = 1024 floats, 4 KiB) every row of the slice falls in the same
+/// L1 cache set, and each register tile misses on all of them.
+void packStreamedOperand(RewriterBase &rewriter, linalg::LinalgOp op,
+                         const RegisterTile &tile) {
+  std::optional<int64_t> rows =
+      tile.m ? staticLoopExtent(op, *tile.m) : std::nullopt;
+  if (!rows || *rows < 2 * kTileRows)
+    return;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
+        !map.isProjectedPermutation() || map.isFunctionOfDim(*tile.m) ||
+        !map.isFunctionOfDim(tile.n) || !type.getElementType().isIntOrFloat())
+      continue;
+    if (type.getNumElements() * type.getElementTypeBitWidth() / 8 >
+        kMaxPackBytes)
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      continue;
+    bool contiguous = true;
+    int64_t expected = 1;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (type.getDimSize(d) != 1 && strides[d] != expected)
+        contiguous = false;
+      expected *= type.getDimSize(d);
+    }
+    if (contiguous)
+      continue;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value packed = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        ValueRange{}, ValueRange{}, rewriter.getI64IntegerAttr(64));
+    linalg::CopyOp::create(rewriter, loc, input->get(), packed);
+    rewriter.modifyOpInPlace(op, [&] { input->set(packed); });
+  }
 }
 
 /// Rewrites the inputs of tile `op` (every loop but `m` and `n` of extent
@@ -624,6 +720,8 @@ struct TileAndVectorizePass
       if (isa<linalg::GenericOp>(op.getOperation()))
         tile = registerTile(op, vectorBits);
       if (tile) {
+        if (hasReduction(op))
+          packStreamedOperand(rewriter, op, *tile);
         if (failed(tileAndPeel(rewriter, op, tile->sizes)) ||
             failed(cleanUp(func)))
           return signalPassFailure();

@@ -29,10 +29,10 @@ bool isFloatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-/// A reduction along static axes.
+/// A reduction along static axes (LayerNormalization's statistics are).
 bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp>(
-      op);
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp,
+             LayerNormOp>(op);
 }
 
 /// Whether `op` may be part of a dispatch region: an elementwise op (each

@@ -19,14 +19,16 @@
 // NONE-NOT: tessel.{{[a-z_]+}} %
 // NONE-NOT: unrealized_conversion_cast
 
-// Sigmoid and tanh fuse into one stage; tanh is expanded into exp (no libm
-// call), exp is the LLVM intrinsic.
+// Sigmoid and tanh fuse into one stage, on vectors (a row of 4 floats is a
+// masked tile of 8 lanes); tanh is expanded into exp (no libm call), exp is
+// the LLVM intrinsic.
 // CHECK-LABEL: llvm.func @activations_s0
 // CHECK-SAME:    (%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK-SAME:    tessel.kernel_of = "activations"
-// CHECK:         llvm.intr.exp
-// CHECK:         llvm.intr.exp
-// CHECK:         llvm.store
+// CHECK:         llvm.intr.masked.load {{.+}} -> vector<8xf32>
+// CHECK:         llvm.intr.exp({{.+}}) : (vector<8xf32>) -> vector<8xf32>
+// CHECK:         llvm.intr.exp({{.+}}) : (vector<8xf32>) -> vector<8xf32>
+// CHECK:         llvm.intr.masked.store {{.+}} : vector<8xf32>, vector<8xi1> into !llvm.ptr
 // CHECK:         llvm.return
 // CHECK-NOT:     llvm.func @activations_s1
 // CHECK-NOT:     @tanhf

@@ -5,9 +5,9 @@
 // has extent 1, so each operand becomes a 1- or 2-d view and the tile an
 // outer-product update; the output tile travels through the reduction loops
 // as an iter_arg (read before, written after). A width stride of 2 reads one
-// contiguous vector and keeps every other element (vector.shuffle). Ops it
-// cannot tile are interchanged (output width innermost) or, when
-// elementwise, left alone.
+// contiguous vector and keeps every other element (vector.shuffle).
+// Elementwise ops get tiles of two vectors along the output's last loop.
+// Reductions it cannot tile are interchanged (output width innermost).
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize=vector-bits=128 --canonicalize --cse --mlir-print-local-scope | FileCheck %s
 
 // CHECK-LABEL: func.func @matmul(
@@ -174,11 +174,16 @@ func.func @maxpool_stride2(%x: memref<1x1x9x17xf32>, %window: memref<3x3xf32>, %
 
 // -----
 
-// Elementwise: untouched (LLVM's loop vectorizer takes it).
+// Elementwise: the output's last loop in tiles of two vectors, every other
+// loop by 1, each tile one vector op (LLVM's loop vectorizer gives up on
+// bodies such as erf's polynomial).
 // CHECK-LABEL: func.func @relu(
-// CHECK-NOT:     vector.
-// CHECK:         linalg.generic
-// CHECK-SAME:      iterator_types = ["parallel", "parallel"]
+// CHECK:         scf.for %{{.+}} = %c0 to %c4 step %c1
+// CHECK:           scf.for %{{.+}} = %c0 to %c16 step %c8
+// CHECK:             %[[X:.+]] = vector.transfer_read {{.+}} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:             %[[M:.+]] = arith.maximumf %[[X]], %{{.+}} : vector<8xf32>
+// CHECK:             vector.transfer_write %[[M]]
+// CHECK-NOT:     linalg.generic
 func.func @relu(%x: memref<4x16xf32>, %y: memref<4x16xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
@@ -186,6 +191,84 @@ func.func @relu(%x: memref<4x16xf32>, %y: memref<4x16xf32>) {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maximumf %a, %zero : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Elementwise with a row operand (broadcast along the vectors) and a width
+// of 10: one full tile, then a masked one of 2 lanes.
+// CHECK-LABEL: func.func @bias_partial(
+// CHECK:         %[[MASK:.+]] = vector.constant_mask [2] : vector<8xi1>
+// CHECK:         scf.for
+// CHECK:           %[[X:.+]] = vector.transfer_read %{{.+}} {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:           %[[R:.+]] = vector.transfer_read {{.+}} : memref<f32, strided<[], offset: ?>>, vector<f32>
+// CHECK:           %[[RB:.+]] = vector.broadcast %[[R]] : vector<f32> to vector<8xf32>
+// CHECK:           arith.subf %[[X]], %[[RB]] : vector<8xf32>
+// CHECK:           vector.transfer_read %{{.+}}, %[[MASK]] {in_bounds = [true]} : memref<2xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:           vector.transfer_write %{{.+}}, %[[MASK]] {in_bounds = [true]} : vector<8xf32>, memref<2xf32, strided<[1], offset: ?>>
+func.func @bias_partial(%x: memref<3x10xf32>, %row: memref<3xf32>, %y: memref<3x10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %row : memref<3x10xf32>, memref<3xf32>) outs(%y : memref<3x10xf32>) {
+  ^bb0(%a: f32, %r: f32, %b: f32):
+    %s = arith.subf %a, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Integer division stays scalar: a masked lane would divide by zero.
+// CHECK-LABEL: func.func @int_div(
+// CHECK-NOT:     vector.
+// CHECK:         linalg.generic
+func.func @int_div(%x: memref<4x10xi32>, %d: memref<4x10xi32>, %y: memref<4x10xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %d : memref<4x10xi32>, memref<4x10xi32>) outs(%y : memref<4x10xi32>) {
+  ^bb0(%a: i32, %b: i32, %c: i32):
+    %q = arith.divsi %a, %b : i32
+    linalg.yield %q : i32
+  }
+  return
+}
+
+// -----
+
+// A MatMul's B slice out of a wide weight (rows 4 KiB apart, all in one L1
+// set) that 4 row blocks re-read is first copied to a contiguous buffer on
+// the stack; the register tiles read the copy.
+// CHECK-LABEL: func.func @matmul_wide_b(
+// CHECK-SAME:    %[[A:[^:]+]]: memref<16x64xf32>, %[[B:[^:]+]]: memref<64x32xf32, strided<[1024, 1], offset: ?>>
+// CHECK:         %[[P:.+]] = memref.alloca() {alignment = 64 : i64} : memref<64x32xf32>
+// CHECK-NEXT:    linalg.copy ins(%[[B]] : {{.+}}) outs(%[[P]] : memref<64x32xf32>)
+// CHECK:         memref.subview %[[P]]
+// CHECK-NOT:     memref.subview %[[B]]
+func.func @matmul_wide_b(%a: memref<16x64xf32>, %b: memref<64x32xf32, strided<[1024, 1], offset: ?>>, %c: memref<16x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x64xf32>, memref<64x32xf32, strided<[1024, 1], offset: ?>>) outs(%c : memref<16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The same B, contiguous already (its own buffer): read in place.
+// CHECK-LABEL: func.func @matmul_contiguous_b(
+// CHECK-NOT:     memref.alloca
+// CHECK-NOT:     linalg.copy
+func.func @matmul_contiguous_b(%a: memref<16x64xf32>, %b: memref<64x32xf32>, %c: memref<16x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x64xf32>, memref<64x32xf32>) outs(%c : memref<16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }
