@@ -26,7 +26,7 @@
 #include <limits>
 
 namespace tessel {
-#define GEN_PASS_DEF_EXPANDERFPASS
+#define GEN_PASS_DEF_EXPANDMATHPASS
 #include "codegen/common/Passes.h.inc"
 } // namespace tessel
 
@@ -84,11 +84,59 @@ struct ExpandPowF : OpRewritePattern<math::PowFOp> {
   }
 };
 
+/// Marks an exp whose special cases are taken care of.
+constexpr llvm::StringLiteral kGuardedExp = "tessel.guarded";
+
+/// f32 exp(x) (scalar or vector) as select(x is NaN: x; x > ln(FLT_MAX):
+/// +inf; x < ln(FLT_MIN): 0; else exp(x)), the inner exp marked for MLIR's
+/// polynomial approximation, which clamps its argument to [-87.8, 88.8]
+/// (so would be finite where exp overflows) and converts a NaN to an
+/// integer (poison in LLVM). Results below FLT_MIN flush to zero.
+struct GuardExp : OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32() || op->hasAttr(kGuardedExp))
+      return rewriter.notifyMatchFailure(op, "not an unguarded f32 exp");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto constant = [&](float v) -> Value {
+      TypedAttr attr = b.getF32FloatAttr(v);
+      if (auto vector = dyn_cast<VectorType>(type))
+        attr = DenseElementsAttr::get(vector, attr);
+      return arith::ConstantOp::create(b, loc, attr);
+    };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) -> Value {
+      return arith::CmpFOp::create(b, loc, p, l, r);
+    };
+    Value x = op.getOperand();
+    auto inner = math::ExpOp::create(b, loc, x);
+    inner->setAttr(kGuardedExp, b.getUnitAttr());
+    Value result = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OLT, x, constant(-87.3365448f)),
+        constant(0), inner);
+    result = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OGT, x, constant(88.7228394f)),
+        constant(std::numeric_limits<float>::infinity()), result);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(
+        op, cmp(arith::CmpFPredicate::UNO, x, x), x, result);
+    return success();
+  }
+};
+
 /// See Passes.td.
-struct ExpandErfPass : tessel::impl::ExpandErfPassBase<ExpandErfPass> {
+struct ExpandMathPass : tessel::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
+    RewritePatternSet guards(&getContext());
+    guards.add<GuardExp>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(guards))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateErfPattern(patterns);
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return name == math::ExpOp::getOperationName();
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

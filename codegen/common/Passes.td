@@ -48,13 +48,17 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-def ExpandErfPass : Pass<"tessel-expand-erf"> {
-  let summary = "f32 erf as a polynomial (arith and fma), not a libm call";
+def ExpandMathPass : Pass<"tessel-expand-math"> {
+  let summary = "f32 erf and exp as polynomials (arith and fma), not libm calls";
   let description = [{
-    math.erf on f32 (scalars or vectors) becomes MLIR's f32 polynomial
-    approximation, the one the GPU targets use (tessel-map-stages-to-gpu),
-    so that a CPU loop over erf (GELU) vectorizes instead of calling libm's
-    erff once per element. Other element types keep the libm call.
+    math.erf and math.exp on f32 (scalars or vectors) become MLIR's f32
+    polynomial approximations (erf: the one the GPU targets use), so that a
+    CPU loop over them (GELU, softmax, sigmoid, tanh's expansion) runs on
+    vectors: LLVM turns a vector exp into one libm call per lane. exp keeps
+    its special cases, which the approximation alone gets wrong: NaN stays
+    NaN, exp(x) is +inf above ln(FLT_MAX) and 0 below ln(FLT_MIN) (results
+    that would be subnormal flush to zero). Other element types keep the
+    libm call.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",

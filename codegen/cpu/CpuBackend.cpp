@@ -45,7 +45,7 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
-      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-erf,"
+      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-math,"
       " tessel-expand-bf16),"
       "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
       " finalize-memref-to-llvm,"

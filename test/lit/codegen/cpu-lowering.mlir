@@ -20,14 +20,16 @@
 // NONE-NOT: unrealized_conversion_cast
 
 // Sigmoid and tanh fuse into one stage, on vectors (a row of 4 floats is a
-// masked tile of 8 lanes); tanh is expanded into exp (no libm call), exp is
-// the LLVM intrinsic.
+// masked tile of 8 lanes); tanh is expanded into exp, and exp into a
+// polynomial on the vectors (no libm call, no llvm.intr.exp, which LLVM
+// would split into a call per lane).
 // CHECK-LABEL: llvm.func @activations_s0
 // CHECK-SAME:    (%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK-SAME:    tessel.kernel_of = "activations"
 // CHECK:         llvm.intr.masked.load {{.+}} -> vector<8xf32>
-// CHECK:         llvm.intr.exp({{.+}}) : (vector<8xf32>) -> vector<8xf32>
-// CHECK:         llvm.intr.exp({{.+}}) : (vector<8xf32>) -> vector<8xf32>
+// CHECK-NOT:     llvm.intr.exp
+// CHECK:         llvm.intr.fma({{.+}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// CHECK-NOT:     llvm.intr.exp
 // CHECK:         llvm.intr.masked.store {{.+}} : vector<8xf32>, vector<8xi1> into !llvm.ptr
 // CHECK:         llvm.return
 // CHECK-NOT:     llvm.func @activations_s1
@@ -70,7 +72,7 @@ func.func @dot(%a: memref<3xf32>, %b: memref<3xf32>, %out: memref<f32>) {
 // CHECK-SAME:    tessel.workspace_dims = []
 // CHECK:         llvm.alloca
 // CHECK:         llvm.intr.maximum
-// CHECK:         llvm.intr.exp
+// CHECK:         llvm.intr.fma
 // CHECK:         llvm.fadd
 // CHECK:         llvm.fdiv
 // CHECK-NOT:     llvm.func @softmax_s1
