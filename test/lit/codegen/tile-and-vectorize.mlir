@@ -295,3 +295,24 @@ func.func @rows_skip_batch(%a: memref<8x?x16xf32>, %w: memref<16x8xf32>, %c: mem
   }
   return
 }
+
+// -----
+
+// A strided B slice too large to pack (128 x 128 floats, 64 KiB) is split
+// along n into chunks whose slice fits 32 KiB (64 columns), each packed.
+// CHECK-LABEL: func.func @matmul_chunked_b(
+// CHECK-SAME:    %{{[^:]+}}: memref<16x128xf32>, %[[B:[^:]+]]: memref<128x128xf32, strided<[4096, 1], offset: ?>>
+// CHECK:         scf.for %[[J:.+]] = %c0 to %c128 step %c64
+// CHECK:           %[[SLICE:.+]] = memref.subview %[[B]][0, %[[J]]] [128, 64] [1, 1]
+// CHECK:           %[[P:.+]] = memref.alloca() {alignment = 64 : i64} : memref<128x64xf32>
+// CHECK-NEXT:      linalg.copy ins(%[[SLICE]] : {{.+}}) outs(%[[P]] : memref<128x64xf32>)
+func.func @matmul_chunked_b(%a: memref<16x128xf32>, %b: memref<128x128xf32, strided<[4096, 1], offset: ?>>, %c: memref<16x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x128xf32>, memref<128x128xf32, strided<[4096, 1], offset: ?>>) outs(%c : memref<16x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
