@@ -74,6 +74,14 @@ private:
   bool evaluateOnHost(Operation *op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDispatch(Operation *op);
+  /// Per result of the dispatch of `op` (a graph op or dispatch region)
+  /// with `resultValues` and their `resultExtents`: the index among `args`
+  /// (plan tensors of the graph values `sources`) of an argument it may
+  /// overwrite, or -1; empty when none may.
+  SmallVector<int64_t> tiedArguments(Operation *op, ArrayRef<Value> sources,
+                                     ArrayRef<Value> args,
+                                     ArrayRef<Value> resultValues,
+                                     ArrayRef<SmallVector<Value>> resultExtents);
   /// One dispatch for all the ops of `region`.
   LogicalResult lowerDispatchRegion(DispatchRegionOp region);
   LogicalResult lowerReturn(func::ReturnOp op);
@@ -512,6 +520,67 @@ std::string Partitioner::createKernel(Operation *op) {
   return symbol;
 }
 
+/// Whether `op` computes each result element from the operand elements at
+/// the same (broadcast) position: an operand of the result's own type is
+/// then read at each element only by the thread that writes that element,
+/// before it does.
+static bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
+             SqrtOp, ErfOp, ClipOp, WhereOp>(op);
+}
+
+/// Whether extents `a` and `b` of tensors of `type` hold the same values at
+/// its dynamic dims (the static ones are the type's).
+static bool sameDynamicDims(RankedTensorType type, ArrayRef<Value> a,
+                            ArrayRef<Value> b) {
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d) && a[d] != b[d])
+      return false;
+  return true;
+}
+
+SmallVector<int64_t> Partitioner::tiedArguments(
+    Operation *op, ArrayRef<Value> sources, ArrayRef<Value> args,
+    ArrayRef<Value> resultValues, ArrayRef<SmallVector<Value>> resultExtents) {
+  // Elementwise ops only, in the plan's top level: the arena plans those
+  // buffers, and a value of an enclosing region lives on after a branch or
+  // an iteration.
+  auto region = dyn_cast<DispatchRegionOp>(op);
+  bool elementwise =
+      region ? llvm::all_of(region.getBody().front().without_terminator(),
+                            [](Operation &inner) { return isElementwise(&inner); })
+             : isElementwise(op);
+  if (!elementwise || builder.getInsertionBlock() != &plan.getBody().front())
+    return {};
+  SmallVector<int64_t> tied(resultValues.size(), -1);
+  bool any = false;
+  for (auto [r, result] : llvm::enumerate(resultValues)) {
+    // A returned result owns its buffer (the plan's outputs).
+    if (llvm::any_of(result.getUsers(),
+                     [](Operation *user) { return isa<func::ReturnOp>(user); }))
+      continue;
+    for (auto [a, source] : llvm::enumerate(sources)) {
+      Value arg = args[a];
+      // A transient of this block (no input, weight or view), of the
+      // result's type and extents, that nothing reads after this dispatch.
+      if (!arg.getDefiningOp<plan::DispatchOp>() ||
+          arg.getParentBlock() != builder.getInsertionBlock() ||
+          arg.getType() != result.getType() ||
+          !sameDynamicDims(cast<RankedTensorType>(arg.getType()),
+                           dimsOf(arg), resultExtents[r]) ||
+          llvm::is_contained(tied, int64_t(a)) ||
+          !llvm::all_of(source.getUsers(), [&](Operation *user) {
+            return op == user || op->isProperAncestor(user);
+          }))
+        continue;
+      tied[r] = a;
+      any = true;
+      break;
+    }
+  }
+  return any ? tied : SmallVector<int64_t>();
+}
+
 LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
   // The extents of the values inside, op by op, from their contracts.
   DenseMap<Value, SmallVector<Value>> inner;
@@ -524,7 +593,8 @@ LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
       inner[result] = std::move(e);
   }
   SmallVector<Value> args, inlined;
-  for (Value v : capturedValues(region, inlined)) {
+  SmallVector<Value> sources = capturedValues(region, inlined);
+  for (Value v : sources) {
     FailureOr<Value> arg = planValue(v, region);
     if (failed(arg))
       return failure();
@@ -532,19 +602,25 @@ LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
   }
   auto yielded =
       cast<YieldOp>(region.getBody().front().getTerminator()).getValues();
-  SmallVector<Value> resultDynamicDims;
+  SmallVector<Value> resultDynamicDims, resultValues;
+  SmallVector<SmallVector<Value>> resultExtents;
   SmallVector<Type> resultTypes;
   SmallVector<unsigned> written = writtenResults(region);
   for (unsigned i : written) {
     llvm::append_range(resultDynamicDims,
                        dynamicOf(yielded[i].getType(), inner[yielded[i]]));
     resultTypes.push_back(yielded[i].getType());
+    resultValues.push_back(region.getResult(i));
+    resultExtents.push_back(inner[yielded[i]]);
   }
   std::string symbol = createKernel(region);
+  SmallVector<int64_t> tied =
+      tiedArguments(region, sources, args, resultValues, resultExtents);
   auto dispatch = plan::DispatchOp::create(
       builder, region.getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
-      resultDynamicDims);
+      resultDynamicDims,
+      tied.empty() ? DenseI64ArrayAttr() : builder.getDenseI64ArrayAttr(tied));
   for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
     values.map(region.getResult(i), planResult);
     dims[planResult] = inner[yielded[i]];
@@ -556,7 +632,7 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
   FailureOr<SmallVector<SmallVector<Value>>> extents = resultDims(op);
   if (failed(extents))
     return failure();
-  SmallVector<Value> args, resultDynamicDims;
+  SmallVector<Value> args, sources, resultDynamicDims;
   for (OpOperand &operand : op->getOpOperands()) {
     if (inlinedIntoKernel(operand))
       continue;
@@ -564,19 +640,27 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
     if (failed(arg))
       return failure();
     args.push_back(*arg);
+    sources.push_back(operand.get());
   }
   SmallVector<Type> resultTypes;
+  SmallVector<Value> resultValues;
+  SmallVector<SmallVector<Value>> resultExtents;
   SmallVector<unsigned> written = writtenResults(op);
   for (unsigned i : written) {
     Type type = op->getResult(i).getType();
     llvm::append_range(resultDynamicDims, dynamicOf(type, (*extents)[i]));
     resultTypes.push_back(type);
+    resultValues.push_back(op->getResult(i));
+    resultExtents.push_back((*extents)[i]);
   }
   std::string symbol = createKernel(op);
+  SmallVector<int64_t> tied =
+      tiedArguments(op, sources, args, resultValues, resultExtents);
   auto dispatch = plan::DispatchOp::create(
       builder, op->getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
-      resultDynamicDims);
+      resultDynamicDims,
+      tied.empty() ? DenseI64ArrayAttr() : builder.getDenseI64ArrayAttr(tied));
   for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
     values.map(op->getResult(i), planResult);
     dims[planResult] = std::move((*extents)[i]);

@@ -319,12 +319,20 @@ LogicalResult PlanSerializer::addDispatch(plan::DispatchOp op) {
     launch.args.push_back(*view);
   }
   ValueRange resultDims = op.getResultDims();
-  for (Value result : op.getResults()) {
+  std::optional<ArrayRef<int64_t>> tied = op.getTied();
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
     auto type = cast<RankedTensorType>(result.getType());
     if (failed(dtypeOf(type.getElementType())))
       return op.emitError() << describeLoc(op.getLoc())
                             << ": unsupported element type";
     unsigned dynamic = type.getNumDynamicDims();
+    if (tied && (*tied)[i] >= 0) {
+      // Written in place: the argument's buffer, seen with its shape.
+      resultDims = resultDims.drop_front(dynamic);
+      views[result] = views.lookup(op.getArgs()[(*tied)[i]]);
+      launch.args.push_back(launch.args[(*tied)[i]]);
+      continue;
+    }
     FailureOr<Shape> shape =
         shapeOfType(type, resultDims.take_front(dynamic), op);
     if (failed(shape))

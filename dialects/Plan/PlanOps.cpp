@@ -93,6 +93,22 @@ LogicalResult DispatchOp::verify() {
            << " dynamic dims of its results";
   if (getResults().empty())
     return emitOpError("defines no tensor");
+  if (std::optional<ArrayRef<int64_t>> tied = getTied()) {
+    if (tied->size() != getNumResults())
+      return emitOpError("ties ") << tied->size() << " results of "
+                                  << getNumResults();
+    for (auto [i, arg] : llvm::enumerate(*tied)) {
+      if (arg == -1)
+        continue;
+      if (arg < 0 || arg >= static_cast<int64_t>(getArgs().size()))
+        return emitOpError("ties result ") << i << " to no argument";
+      if (getArgs()[arg].getType() != getResult(i).getType())
+        return emitOpError("ties result ")
+               << i << " to argument " << arg << " of another type";
+      if (llvm::count(*tied, arg) > 1)
+        return emitOpError("ties argument ") << arg << " to two results";
+    }
+  }
   return success();
 }
 

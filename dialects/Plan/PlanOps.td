@@ -76,6 +76,11 @@ def Plan_DispatchOp : Plan_Op<"dispatch", [Pure, AttrSizedOperandSegments]> {
     result. `result_dims` holds every dynamic dim of the results, in order.
     The location names the ONNX node(s) the kernel implements.
 
+    `tied`, when present, has one entry per result: -1, or the index of an
+    argument of the same type and extents whose buffer the result takes
+    over (written in place: the argument is dead after this dispatch, and
+    the kernel reads each of its elements before writing the same one).
+
     ```mlir
     %y = plan.dispatch @tessel_k0(%x, %w) dims(%n)
         : (tensor<?x3xf32>, tensor<3x10xf32>) -> tensor<?x10xf32>
@@ -83,7 +88,8 @@ def Plan_DispatchOp : Plan_Op<"dispatch", [Pure, AttrSizedOperandSegments]> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                    Variadic<AnyRankedTensor>:$args,
-                   Variadic<Index>:$result_dims);
+                   Variadic<Index>:$result_dims,
+                   OptionalAttr<DenseI64ArrayAttr>:$tied);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $kernel `(` $args `)` (`dims` `(` $result_dims^ `)`)? attr-dict `:`

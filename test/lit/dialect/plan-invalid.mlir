@@ -25,6 +25,38 @@ func.func @dispatch_missing_dims(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+func.func @dispatch_tied_count(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'plan.dispatch' op ties 2 results of 1}}
+  %y = plan.dispatch @k(%x) {tied = array<i64: 0, -1>} : (tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @dispatch_tied_no_argument(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'plan.dispatch' op ties result 0 to no argument}}
+  %y = plan.dispatch @k(%x) {tied = array<i64: 1>} : (tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @dispatch_tied_type(%x: tensor<4xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'plan.dispatch' op ties result 0 to argument 0 of another type}}
+  %y = plan.dispatch @k(%x) {tied = array<i64: 0>} : (tensor<4xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @dispatch_tied_twice(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  // expected-error @+1 {{'plan.dispatch' op ties argument 0 to two results}}
+  %y:2 = plan.dispatch @k(%x) {tied = array<i64: 0, 0>} : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %y#0, %y#1 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
 func.func @view_changes_element_type(%x: tensor<4xf32>) -> tensor<4xi32> {
   // expected-error @+1 {{'plan.view' op changes the element type from 'f32' to 'i32'}}
   %v = plan.view %x : tensor<4xf32> -> tensor<4xi32>
