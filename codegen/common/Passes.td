@@ -91,10 +91,16 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
     Runs on stages (linalg ops on memrefs, see tessel-outline-stages) for a
     target with SIMD registers of `vector-bits` bits.
 
+      * Narrow rows merged. When the output's last loop is shorter than
+        two vectors and it and the loop before it are plain loops that run
+        contiguously through every operand (an epilogue, or a 1x1 Conv once
+        its unit kh and kw loops are dropped), the two become one loop: a
+        7x7 image is 49 contiguous outputs instead of rows of 7 lanes.
       * Register tiles. An op whose output's last dim `n` is a parallel loop
         that each input indexes, if at all, in its last dim (MatMul, Gemm,
         batched MatMul, Conv, pooling): `n` is tiled by 2 vectors (1 when
-        the extent fits in one) and a row loop `m` by 4 (an output loop the
+        the extent fits in one) and a row loop `m` by 4, 8 with 512-bit
+        vectors (AVX-512 has 32 registers) (an output loop the
         `n` operands do not use, such as MatMul's M or Conv's output
         channels: one vector load then feeds 4 rows), every other loop by
         1, reductions innermost. The `m` and `n` tile loops are peeled: full

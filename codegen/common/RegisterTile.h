@@ -15,12 +15,19 @@
 
 namespace tessel {
 
-/// Rows of the CPU's register tile, and its width in vectors: 8
-/// accumulators. Measured on AVX2 (ResNet-18 / ResNet-50 / BERT-like, 1
-/// thread, ms): 4x2 50.9 / 125.9 / 13.5; 6x2 59.6 / 133.6 / 14.8; 8x1
-/// 52.3 / 130.2 / 14.8; 4x3 ten times slower (3-vector tiles scalarize).
-constexpr int64_t kTileRows = 4;
+/// The width of the CPU's register tile in vectors.
 constexpr int64_t kTileVectors = 2;
+
+/// Rows of the CPU's register tile for SIMD registers of `vectorBits`: 4 x 2
+/// accumulators in AVX2's 16 registers, 8 x 2 in AVX-512's 32. Measured on
+/// AVX2 (ResNet-18 / ResNet-50 / BERT-like, 1 thread, ms): 4x2 50.9 / 125.9
+/// / 13.5; 6x2 59.6 / 133.6 / 14.8; 8x1 52.3 / 130.2 / 14.8; 4x3 ten times
+/// slower (3-vector tiles scalarize). On AVX-512 (Zen 5), ResNet-50: 4x2
+/// 95 ms, 8x2 83 ms; its 1x1 Convs on 7x7 images stream their input from
+/// L2 once per row block, so twice the rows halve that traffic.
+inline int64_t registerTileRows(unsigned vectorBits) {
+  return vectorBits >= 512 ? 8 : 4;
+}
 
 /// The row loop `m` of a register tile whose vectors run along loop `n`
 /// (the output's last loop): an output loop that no input indexed by `n`

@@ -36,7 +36,6 @@ using namespace mlir;
 
 namespace {
 
-using tessel::kTileRows;
 using tessel::kTileVectors;
 
 /// The loop of `map`'s last result when it is a plain loop dim.
@@ -200,9 +199,93 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
       extent && *extent <= lanes ? lanes : kTileVectors * lanes;
   if (m && op.getIteratorTypesArray()[*m] == utils::IteratorType::parallel) {
     tile.m = m;
-    tile.sizes[*m] = kTileRows;
+    tile.sizes[*m] = tessel::registerTileRows(vectorBits);
   }
   return tile;
+}
+
+/// Merges the output's last two loops of `op` into one when the last is
+/// shorter than a register tile's two vectors, every index is a plain loop,
+/// and both run contiguously through every operand that uses them: a 1x1
+/// Conv or an epilogue on a 7x7 image then fills 4 vectors of 16 lanes with
+/// its 49 pixels, where rows of 7 fill 7 lanes of each. A 1x1 Conv's input
+/// index `oh + kh` becomes `oh` once its unit kh and kw loops are dropped
+/// (a 3x3 Conv's windows do not merge). Returns the op to tile: the merged
+/// one, or `op` itself.
+linalg::LinalgOp mergeNarrowRows(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 unsigned vectorBits) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<unsigned> n = contiguousOutputLoop(op);
+  if (!generic || !n || *n == 0)
+    return op;
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  unsigned rank = out.getNumResults();
+  std::optional<unsigned> row =
+      rank >= 2 ? lastLoop(out.getMajorSubMap(rank - 1)) : std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!row || *row + 1 != *n || !element.isIntOrFloat() ||
+      op.getIteratorTypesArray()[*n - 1] != utils::IteratorType::parallel)
+    return op;
+  int64_t lanes = vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
+  std::optional<int64_t> width = staticLoopExtent(op, *n);
+  std::optional<int64_t> height = staticLoopExtent(op, *n - 1);
+  if (!width || !height || *width >= kTileVectors * lanes || *height < 2)
+    return op;
+  // Reduction loops of extent 1 (a 1x1 Conv's kh, kw) out of the way; the
+  // loops before them keep their positions.
+  SmallVector<unsigned> unitReductions;
+  for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (kind == utils::IteratorType::reduction &&
+        staticLoopExtent(op, d) == std::optional<int64_t>(1))
+      unitReductions.push_back(d);
+  if (!unitReductions.empty() && unitReductions.front() > *n) {
+    linalg::ControlDropUnitDims control;
+    control.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+    control.controlFn = [&](Operation *) { return unitReductions; };
+    rewriter.setInsertionPoint(generic);
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, generic, control);
+    if (succeeded(dropped)) {
+      rewriter.eraseOp(generic);
+      generic = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+      op = cast<linalg::LinalgOp>(generic.getOperation());
+    }
+  }
+  ReassociationIndices merged = {static_cast<int64_t>(*n - 1),
+                                 static_cast<int64_t>(*n)};
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), merged))
+    return op;
+  // The operands must be collapsible as they are laid out.
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      return op;
+    std::optional<unsigned> first =
+        map.getResultPosition(getAffineDimExpr(*n - 1, op.getContext()));
+    if (!first)
+      continue;
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      if (r == *first + 1)
+        continue;
+      groups.push_back({static_cast<int64_t>(r)});
+      if (r == *first)
+        groups.back().push_back(r + 1);
+    }
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+      return op;
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, {merged}, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.eraseOp(op);
+  return collapsed->collapsedOp;
 }
 
 /// The most bytes packStreamedOperand copies onto a workgroup's stack: an
@@ -212,12 +295,13 @@ constexpr int64_t kMaxPackBytes = 32 * 1024;
 /// The operand that contraction `op` streams along `n` and its reductions
 /// (MatMul's B: indexed by `n`, not by the rows `m`) when it is a static
 /// view that is not contiguous (a slice of a wider tensor), and every row
-/// block of the register tiles (`m` by kTileRows) re-reads it; else null.
+/// block of the register tiles (`m` by its register rows) re-reads it; else
+/// null.
 OpOperand *stridedStreamedOperand(linalg::LinalgOp op,
                                   const RegisterTile &tile) {
   std::optional<int64_t> rows =
       tile.m ? staticLoopExtent(op, *tile.m) : std::nullopt;
-  if (!rows || *rows < 2 * kTileRows)
+  if (!rows || *rows < 2 * tile.sizes[*tile.m])
     return nullptr;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -760,6 +844,7 @@ struct TileAndVectorizePass
     IRRewriter rewriter(context);
     bool vectorized = false;
     for (linalg::LinalgOp op : ops) {
+      op = mergeNarrowRows(rewriter, op, vectorBits);
       std::optional<RegisterTile> tile;
       if (isa<linalg::GenericOp>(op.getOperation()))
         tile = registerTile(op, vectorBits);

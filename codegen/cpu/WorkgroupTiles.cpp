@@ -50,7 +50,9 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
     return tessel::kTileVectors *
            std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   }
-  return tessel::registerRowLoop(op, n) == dim ? tessel::kTileRows : 1;
+  return tessel::registerRowLoop(op, n) == dim
+             ? tessel::registerTileRows(vectorBits)
+             : 1;
 }
 
 /// Which of the work dims `workDims` (loops) of `op` to split, and by how much, until the grid has

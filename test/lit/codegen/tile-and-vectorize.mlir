@@ -9,6 +9,8 @@
 // Elementwise ops get tiles of two vectors along the output's last loop.
 // Reductions it cannot tile are interchanged (output width innermost).
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize=vector-bits=128 --canonicalize --cse --mlir-print-local-scope | FileCheck %s
+// With AVX-512's 32 registers the register tile has 8 rows, not 4:
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize=vector-bits=512 --canonicalize --cse --mlir-print-local-scope | FileCheck %s --check-prefix=V512
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<8x16xf32>, %[[B:[^:]+]]: memref<16x16xf32>, %[[C:[^:]+]]: memref<8x16xf32>)
@@ -262,6 +264,9 @@ func.func @matmul_wide_b(%a: memref<16x64xf32>, %b: memref<64x32xf32, strided<[1
 // CHECK-LABEL: func.func @matmul_contiguous_b(
 // CHECK-NOT:     memref.alloca
 // CHECK-NOT:     linalg.copy
+// V512-LABEL:  func.func @matmul_contiguous_b(
+// V512:          scf.for %{{.+}} = %c0 to %c16 step %c8
+// V512:            vector.transfer_read {{.+}} : memref<8x32xf32, strided<[32, 1], offset: ?>>, vector<8x32xf32>
 func.func @matmul_contiguous_b(%a: memref<16x64xf32>, %b: memref<64x32xf32>, %c: memref<16x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<16x64xf32>, memref<64x32xf32>) outs(%c : memref<16x32xf32>) {
@@ -311,6 +316,47 @@ func.func @matmul_chunked_b(%a: memref<16x128xf32>, %b: memref<128x128xf32, stri
       ins(%a, %b : memref<16x128xf32>, memref<128x128xf32, strided<[4096, 1], offset: ?>>) outs(%c : memref<16x128xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A 1x1 Conv on a 7x7 image: its unit kh, kw loops are dropped (the weight
+// becomes a 2-d view), then rows and columns merge into one loop of 49
+// pixels, so the vectors run over 49 contiguous outputs, not rows of 7.
+// CHECK-LABEL: func.func @conv1x1_narrow(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x8x7x7xf32>, %[[W:[^:]+]]: memref<16x8x1x1xf32>, %[[Y:[^:]+]]: memref<1x16x7x7xf32>
+// CHECK-DAG:     %[[W2:.+]] = memref.subview %[[W]][0, 0, 0, 0] [16, 8, 1, 1] [1, 1, 1, 1] : memref<16x8x1x1xf32> to memref<16x8xf32, strided<[8, 1]>>
+// CHECK-DAG:     %[[XM:.+]] = memref.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : memref<1x8x7x7xf32> into memref<1x8x49xf32>
+// CHECK-DAG:     %[[YM:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0], [1], [2, 3]] : memref<1x16x7x7xf32> into memref<1x16x49xf32>
+// CHECK:         scf.for %{{.+}} = %c0 to %c16 step %c4
+// CHECK:           scf.for %{{.+}} = %c0 to %c48 step %c8
+// CHECK:             memref.subview %[[YM]]
+func.func @conv1x1_narrow(%x: memref<1x8x7x7xf32>, %w: memref<16x8x1x1xf32>, %y: memref<1x16x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (co, ci, kh, kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x7x7xf32>, memref<16x8x1x1xf32>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A 3x3 Conv on the same image keeps its rows: its input index oh + kh is
+// a window, not a plain loop.
+// CHECK-LABEL: func.func @conv3x3_narrow(
+// CHECK-NOT:     memref.collapse_shape
+func.func @conv3x3_narrow(%x: memref<1x8x9x9xf32>, %w: memref<16x8x3x3xf32>, %y: memref<1x16x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (co, ci, kh, kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x9x9xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
