@@ -375,10 +375,14 @@ void packStreamedOperand(RewriterBase &rewriter, linalg::LinalgOp op,
   if (bytesOf(type) > kMaxPackBytes)
     return;
   Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
+  // At the function's entry, not in the chunk loop: an alloca in a loop
+  // takes more stack every iteration.
+  auto func = op->getParentOfType<func::FuncOp>();
+  rewriter.setInsertionPointToStart(&func.getBody().front());
   Value packed = memref::AllocaOp::create(
       rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
       ValueRange{}, ValueRange{}, rewriter.getI64IntegerAttr(64));
+  rewriter.setInsertionPoint(op);
   linalg::CopyOp::create(rewriter, loc, input->get(), packed);
   rewriter.modifyOpInPlace(op, [&] { input->set(packed); });
 }
