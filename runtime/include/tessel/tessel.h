@@ -229,7 +229,7 @@ TESSEL_API tessel_status_t tessel_session_set_input(
 /// an input that holds a target shape (ONNX Reshape's `shape`) has values
 /// that do not fit the tensor it reshapes. Such values decide the shapes of
 /// the outputs, which tessel_session_get_output reports. CPU kernels keep
-/// small temporaries (at most 256 KiB a workgroup) on the stack of the
+/// small temporaries (at most 288 KiB a workgroup) on the stack of the
 /// thread that runs them, the calling thread included: call it from a
 /// thread with a stack of at least 1 MiB.
 TESSEL_API tessel_status_t tessel_session_run(tessel_session_t *session);
