@@ -495,6 +495,54 @@ LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Marks the op of the rows left over by splitLeftoverRows.
+constexpr llvm::StringLiteral kLeftoverRows = "tessel.leftover_rows";
+
+/// The op marked `marker` in `func` (its mark removed), or null.
+linalg::LinalgOp findMarked(func::FuncOp func, StringRef marker) {
+  linalg::LinalgOp found;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(marker)) {
+      op->removeAttr(marker);
+      found = op;
+    }
+  });
+  return found;
+}
+
+/// Splits `op` along its run-time row loop `m` into the rows that fill
+/// tiles of `rows` (`op` itself, updated in place to those) and the rest,
+/// a copy of `op` marked kLeftoverRows. Returns the rest's op as created
+/// (it may be rewritten later: find it by its mark).
+std::optional<linalg::LinalgOp> splitLeftoverRows(RewriterBase &rewriter,
+                                                  linalg::LinalgOp &op,
+                                                  unsigned m, int64_t rows) {
+  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
+  sizes[m] = rewriter.getIndexAttr(rows);
+  scf::SCFTilingOptions options;
+  options.setTileSizes(sizes);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->loops.size() != 1 ||
+      tiled->tiledOps.size() != 1)
+    return std::nullopt;
+  rewriter.eraseOp(op);
+  auto loop = cast<scf::ForOp>(tiled->loops.front().getOperation());
+  scf::ForOp partial;
+  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) ||
+      !partial) {
+    op = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+    return std::nullopt;
+  }
+  linalg::LinalgOp full, rest;
+  loop.walk([&](linalg::LinalgOp o) { full = o; });
+  partial.walk([&](linalg::LinalgOp o) { rest = o; });
+  op = full;
+  rest->setAttr(kLeftoverRows, rewriter.getUnitAttr());
+  return rest;
+}
+
 /// Drops the loops of extent 1 from specialized tile `op`: every operand
 /// becomes a rank-reduced view indexed by `m` and `n` only, and the op a
 /// 1- or 2-d elementwise update (the reductions, all of extent 1, vanish).
@@ -857,10 +905,27 @@ struct TileAndVectorizePass
           op = chunkForPacking(rewriter, op, *tile);
           packStreamedOperand(rewriter, op, *tile);
         }
+        // Rows of a run-time count (a Gemm's batch): the rows left over by
+        // the full register tiles run one at a time, unmasked, rather than
+        // as one tile masked along its rows (batch 1 would be all masks).
+        std::optional<linalg::LinalgOp> leftover;
+        if (tile->m && !staticLoopExtent(op, *tile->m))
+          leftover = splitLeftoverRows(rewriter, op, *tile->m,
+                                       tile->sizes[*tile->m]);
         if (failed(tileAndPeel(rewriter, op, tile->sizes)) ||
             failed(cleanUp(func)))
           return signalPassFailure();
         vectorizeTiles(rewriter, func, *tile);
+        if (leftover) {
+          RegisterTile rowTile = *tile;
+          rowTile.sizes[*tile->m] = 1;
+          rowTile.m = std::nullopt;
+          linalg::LinalgOp rows = findMarked(func, kLeftoverRows);
+          if (!rows || failed(tileAndPeel(rewriter, rows, rowTile.sizes)) ||
+              failed(cleanUp(func)))
+            return signalPassFailure();
+          vectorizeTiles(rewriter, func, rowTile);
+        }
         vectorized = true;
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         interchangeForContiguity(rewriter, generic);

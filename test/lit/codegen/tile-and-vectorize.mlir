@@ -44,25 +44,29 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x16xf32>, %c: memref<8x16xf
 
 // -----
 
-// A dynamic M and N = 10: the M loop runs whole tiles up to M - M mod 4,
-// then one masked remainder; in each, the last N tile (2 wide) is masked.
-// Masked tiles keep their accumulators in registers too.
+// A dynamic M and N = 10: the M loop runs whole tiles of 4 rows up to
+// M - M mod 4, then the rows left over one at a time, unmasked (a batch of
+// 1 would otherwise be one tile masked along 3 of its 4 rows); in each,
+// the last N tile (2 wide) is masked. Masked tiles keep their accumulators
+// in registers too.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<?x16xf32>, %{{[^:]+}}: memref<16x10xf32>, %[[C:[^:]+]]: memref<?x10xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[DIM:.+]] = memref.dim %[[A]]
 // CHECK:         %[[WHOLE:.+]] = affine.apply affine_map<()[s0] -> ((s0 floordiv 4) * 4)>()[%[[DIM]]]
-// CHECK:         %[[MASK:.+]] = vector.constant_mask [4, 2] : vector<4x8xi1>
+// CHECK-DAG:     %[[ROWMASK:.+]] = vector.constant_mask [2] : vector<8xi1>
+// CHECK-DAG:     %[[MASK:.+]] = vector.constant_mask [4, 2] : vector<4x8xi1>
 // CHECK:         scf.for %[[M:.+]] = %{{.+}} to %[[WHOLE]] step %c4
-// CHECK:           %[[FULL:.+]] = memref.subview %[[C]][%[[M]], 0] [4, 8] [1, 1]
-// CHECK:           vector.transfer_read %[[FULL]][%c0, %c0], %{{[^,]+}} {in_bounds
-// CHECK:           vector.transfer_write %{{.+}}, %[[FULL]][%c0, %c0] {in_bounds
-// CHECK:           %[[PART:.+]] = memref.subview %[[C]][%[[M]], 8] [4, 2] [1, 1]
-// CHECK:           vector.transfer_read %[[PART]][%c0, %c0], %{{.+}}, %[[MASK]] {in_bounds
+// CHECK:           memref.subview %[[C]][%[[M]], 0] [4, 10] [1, 1]
+// CHECK:           vector.transfer_read {{.+}} {in_bounds = [true, true]} : memref<4x8xf32, strided<[10, 1], offset: ?>>, vector<4x8xf32>
 // CHECK:           scf.for {{.+}} iter_args
-// CHECK:           vector.transfer_write %{{.+}}, %[[PART]][%c0, %c0], %[[MASK]]
+// CHECK:           vector.transfer_read {{.+}}, %[[MASK]] {in_bounds = [true, true]} : memref<4x2xf32, strided<[10, 1], offset: ?>>, vector<4x8xf32>
+// CHECK:           vector.transfer_write {{.+}}, %[[MASK]] {in_bounds
 // CHECK:         scf.for %{{.+}} = %[[WHOLE]] to %[[DIM]] step %c4
-// CHECK:           vector.create_mask
+// CHECK:           scf.for %{{.+}} = %c0 to %{{.+}} step %c1
+// CHECK:             vector.transfer_read {{.+}} {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:             vector.transfer_read {{.+}}, %[[ROWMASK]] {in_bounds = [true]} : memref<2xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK-NOT:     vector.create_mask
 // CHECK:         return
 func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x10xf32>, %c: memref<?x10xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
