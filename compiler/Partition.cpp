@@ -403,9 +403,6 @@ static MemRefType memrefOf(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-/// Whether operand `operand` of a kernel is a constant shape operand (a
-/// Slice's bounds): the kernel gets it as a constant, so what depends on it
-/// folds there, instead of reading it from a weight.
 /// A splat constant read by an elementwise op: inlined, it becomes a scalar
 /// of the kernel's loop body (linalg folds it there) instead of a load from
 /// a weight argument in every iteration, which may alias the output and so
@@ -420,6 +417,9 @@ static bool isInlinedSplat(OpOperand &operand) {
          isa<FloatType>(value.getElementType());
 }
 
+/// Whether operand `operand` of a kernel is passed as a constant: an
+/// inlined splat, or a constant shape operand (a Slice's bounds), so that
+/// what depends on it folds in the kernel instead of reading a weight.
 static bool inlinedIntoKernel(OpOperand &operand) {
   if (isInlinedSplat(operand))
     return true;
@@ -429,9 +429,8 @@ static bool inlinedIntoKernel(OpOperand &operand) {
 }
 
 /// The values the ops of `region` read from outside it, in order of first
-/// use: the arguments of its kernel.
-/// A constant read by the ops of `region` is inlined into its kernel when
-/// every such read is (`inlinedIntoKernel`).
+/// use: the arguments of its kernel. A constant whose every read there is
+/// inlinedIntoKernel goes to `inlined` instead.
 static SmallVector<Value> capturedValues(DispatchRegionOp region,
                                          SmallVector<Value> &inlined) {
   llvm::SetVector<Value> captured, notInlined;
