@@ -108,6 +108,16 @@ struct RegisterTile {
   std::optional<unsigned> m;  ///< the loop of the tile's rows, if any
 };
 
+/// The register tile's width along `n`, in elements of `element`: two
+/// vectors, or one when a static extent fits in one (a tile that is mostly
+/// padding wastes lanes).
+int64_t vectorTileWidth(linalg::LinalgOp op, unsigned n, Type element,
+                        unsigned vectorBits) {
+  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
+  std::optional<int64_t> extent = staticLoopExtent(op, n);
+  return extent && *extent <= lanes ? lanes : kTileVectors * lanes;
+}
+
 /// Whether `op`'s body divides integers: a masked lane of a partial tile
 /// would divide by the zero a masked read gives it.
 bool dividesIntegers(linalg::LinalgOp op) {
@@ -147,9 +157,7 @@ std::optional<RegisterTile> elementwiseTile(linalg::LinalgOp op, unsigned n,
   RegisterTile tile;
   tile.sizes.assign(op.getNumLoops(), 1);
   tile.n = n;
-  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
-  std::optional<int64_t> extent = staticLoopExtent(op, n);
-  tile.sizes[n] = extent && *extent <= lanes ? lanes : kTileVectors * lanes;
+  tile.sizes[n] = vectorTileWidth(op, n, element, vectorBits);
   return tile;
 }
 
@@ -191,12 +199,7 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
   RegisterTile tile;
   tile.sizes.assign(numLoops, 1);
   tile.n = *n;
-  // Two vectors wide, or one when a static extent fits in one: a tile that
-  // is mostly padding wastes lanes.
-  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
-  std::optional<int64_t> extent = staticLoopExtent(op, *n);
-  tile.sizes[*n] =
-      extent && *extent <= lanes ? lanes : kTileVectors * lanes;
+  tile.sizes[*n] = vectorTileWidth(op, *n, element, vectorBits);
   if (m && op.getIteratorTypesArray()[*m] == utils::IteratorType::parallel) {
     tile.m = m;
     tile.sizes[*m] = tessel::registerTileRows(vectorBits);
