@@ -20,7 +20,11 @@ def FoldWeightTransposesPass : Pass<"tessel-fold-weight-transposes"> {
         a fully connected layer, B = [N, K]) gets B transposed to [K, N]
         and `trans_b = false`, so that its columns are contiguous: the
         layout the CPU's register tiles vectorize (see
-        tessel-tile-and-vectorize) and GPU threads coalesce on.
+        tessel-tile-and-vectorize) and GPU threads coalesce on;
+      * `tessel.conv` with a constant weight (F x C/group x K...) gets it
+        as C/group x K... x F with `filters_last`: the weights of
+        consecutive output channels are contiguous, for register tiles
+        whose vectors run along the output channels.
     Values are moved, not recomputed: results are bit-identical.
   }];
 }

@@ -212,19 +212,24 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     int64_t loops = 2 + 2 * spatial + 1, cLoop = 2 + spatial;
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     int64_t group = op.getGroup();
-    int64_t perGroupIn = wType.getDimSize(1);
-    int64_t perGroupOut = wType.getDimSize(0) / group;
+    int64_t perGroupIn = wType.getDimSize(op.getChannelDim());
+    int64_t perGroupOut = wType.getDimSize(op.getFilterDim()) / group;
     AffineExpr channel =
         group == 1 ? d(cLoop)
                    : d(1).floorDiv(perGroupOut) * perGroupIn + d(cLoop);
-    SmallVector<AffineExpr> inExprs = {d(0), channel},
-                            wExprs = {d(1), d(cLoop)}, outExprs = {d(0), d(1)};
+    SmallVector<AffineExpr> inExprs = {d(0), channel}, wExprs = {d(cLoop)},
+                            outExprs = {d(0), d(1)};
     for (int64_t i = 0; i < spatial; ++i) {
       AffineExpr o = d(2 + i), k = d(cLoop + 1 + i);
       inExprs.push_back(o * op.getStrides()[i] + k * op.getDilations()[i]);
       wExprs.push_back(k);
       outExprs.push_back(o);
     }
+    // F x C x K... or, with filters_last, C x K... x F.
+    if (op.getFiltersLast())
+      wExprs.push_back(d(1));
+    else
+      wExprs.insert(wExprs.begin(), d(1));
 
     Value empty = emptyResult(rewriter, op); // the batch from the input
     Type acc = op.getAccumulatorType();

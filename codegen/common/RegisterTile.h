@@ -29,8 +29,19 @@ inline int64_t registerTileRows(unsigned vectorBits) {
   return vectorBits >= 512 ? 8 : 4;
 }
 
-/// The row loop `m` of a register tile whose vectors run along loop `n`
-/// (the output's last loop): an output loop that no input indexed by `n`
+/// The loop along which the register tile of contraction `op` puts its
+/// vectors: the output's last loop, or a loop of output channels when that
+/// one is too short to fill two vectors (a Conv on a 7x7 or 14x14 image)
+/// and some input, the weights, holds the channels contiguously in its last
+/// dim while no other input uses them (see channelVectorLoop). Nothing for
+/// an op that is not a contraction with a single output.
+std::optional<unsigned> registerVectorLoop(mlir::linalg::LinalgOp op,
+                                           unsigned vectorBits);
+
+/// The row loop `m` of a register tile whose vectors run along loop `n`.
+/// When `n` is not the output's last loop, that last loop (the channel
+/// vectors of a Conv take its output columns as rows). Else an output loop
+/// that no input indexed by `n`
 /// uses (MatMul's M, Conv's output channels), so one vector load feeds a
 /// whole column of the tile. Among such loops the one of the largest static
 /// extent, else the innermost (dynamic) one, so that a batch of 1 is not

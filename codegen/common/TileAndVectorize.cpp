@@ -64,6 +64,68 @@ std::optional<unsigned> contiguousOutputLoop(linalg::LinalgOp op) {
   return n;
 }
 
+/// The static extent of loop `loop` of `op`, if it has one.
+std::optional<int64_t> staticLoopExtent(linalg::LinalgOp op, unsigned loop) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (loop >= ranges.size() || ShapedType::isDynamic(ranges[loop]))
+    return std::nullopt;
+  return ranges[loop];
+}
+
+/// The lanes of a SIMD vector of `element`s (bytes at the least).
+int64_t lanesOf(Type element, unsigned vectorBits) {
+  return vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
+}
+
+/// The output-channel loop `f` along which a contraction's vectors run
+/// instead of the output's last loop `w` (see registerVectorLoop): `w` has
+/// a static extent shorter than a register tile's two vectors; `f` is a
+/// parallel loop of the output, of at least one vector (or a run-time share of one), that some input
+/// (the weights) indexes in its last dim and no input uses elsewhere. A 3x3
+/// Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along `f`.
+/// The output tile is then written transposed, once per tile after its
+/// whole reduction.
+std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
+                                          unsigned vectorBits) {
+  std::optional<unsigned> w = contiguousOutputLoop(op);
+  AffineMap out = w ? op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+                    : AffineMap();
+  if (!w || !hasReduction(op) || !out.isProjectedPermutation())
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!isa<FloatType>(element))
+    return std::nullopt;
+  int64_t lanes = lanesOf(element, vectorBits);
+  std::optional<int64_t> width = staticLoopExtent(op, *w);
+  if (!width || *width >= kTileVectors * lanes)
+    return std::nullopt;
+  for (AffineExpr e : out.getResults().drop_back()) {
+    unsigned f = cast<AffineDimExpr>(e).getPosition();
+    // A run-time extent is a workgroup's share of the channels.
+    std::optional<int64_t> extent = staticLoopExtent(op, f);
+    if ((extent && *extent < lanes) ||
+        op.getIteratorTypesArray()[f] != utils::IteratorType::parallel)
+      continue;
+    bool last = false, elsewhere = false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        if (!expr.isFunctionOfDim(f))
+          continue;
+        if (r + 1 == map.getNumResults() && expr == getAffineDimExpr(f, op.getContext()))
+          last = true;
+        else
+          elsewhere = true;
+      }
+      if (last && map.isFunctionOfDim(*w))
+        elsewhere = true;
+    }
+    if (last && !elsewhere)
+      return f;
+  }
+  return std::nullopt;
+}
+
 /// `expr` as a sum of coefficient * loop, when it is one (no constant term:
 /// padding is a separate stage).
 std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
@@ -91,14 +153,6 @@ std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
   if (!add(expr, 1))
     return std::nullopt;
   return coefficients;
-}
-
-/// The static extent of loop `loop` of `op`, if it has one.
-std::optional<int64_t> staticLoopExtent(linalg::LinalgOp op, unsigned loop) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (loop >= ranges.size() || ShapedType::isDynamic(ranges[loop]))
-    return std::nullopt;
-  return ranges[loop];
 }
 
 /// A register tile: `rows` x `cols` outputs, every other loop stepped by 1.
@@ -173,6 +227,7 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
     return std::nullopt;
   if (!hasReduction(op))
     return elementwiseTile(op, *n, vectorBits);
+  n = tessel::registerVectorLoop(op, vectorBits);
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
       element.getIntOrFloatBitWidth() > vectorBits)
@@ -202,7 +257,11 @@ std::optional<RegisterTile> registerTile(linalg::LinalgOp op,
   tile.sizes[*n] = vectorTileWidth(op, *n, element, vectorBits);
   if (m && op.getIteratorTypesArray()[*m] == utils::IteratorType::parallel) {
     tile.m = m;
-    tile.sizes[*m] = tessel::registerTileRows(vectorBits);
+    // No more rows than a static extent has (the 7 columns of a 7x7 image
+    // when the vectors run along its channels).
+    tile.sizes[*m] = std::min(tessel::registerTileRows(vectorBits),
+                              staticLoopExtent(op, *m).value_or(
+                                  std::numeric_limits<int64_t>::max()));
   }
   return tile;
 }
@@ -556,10 +615,11 @@ collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
              const RegisterTile &tile) {
   if (!op.getBody()->getOps<linalg::IndexOp>().empty())
     return failure();
+  // Rows first, then the vectors' loop, whichever comes first in the op.
   SmallVector<unsigned> kept;
-  for (unsigned d = 0; d < op.getNumLoops(); ++d)
-    if (d == tile.n || d == tile.m)
-      kept.push_back(d);
+  if (tile.m)
+    kept.push_back(*tile.m);
+  kept.push_back(tile.n);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> operands;
@@ -791,6 +851,77 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
+/// A 1-d read broadcast along a tile's vectors, `(d0) -> (d0, 0)` (the row
+/// operand of a register tile: a MatMul's A, a Conv's weights when the
+/// vectors run along its columns, its input when they run along its
+/// channels), as one scalar load and broadcast per row. The generic
+/// lowering reads the rows as one vector and transposes its broadcast,
+/// which LLVM turns into a shuffle per row; a scalar broadcast folds into
+/// the multiply-add that uses it. Rows outside a mask read the last row
+/// inside it (their results are never written).
+struct ReadColumnBroadcast : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = read.getVectorType();
+    auto source = dyn_cast<MemRefType>(read.getBase().getType());
+    AffineMap map = read.getPermutationMap();
+    MLIRContext *ctx = read.getContext();
+    if (!source || source.getRank() != 1 || type.getRank() != 2 ||
+        type.isScalable() || map.getNumResults() != 2 ||
+        map.getResult(0) != getAffineDimExpr(0, ctx) ||
+        map.getResult(1) != getAffineConstantExpr(0, ctx))
+      return failure();
+    Location loc = read.getLoc();
+    int64_t rows = type.getDimSize(0);
+    // The rows inside the mask: a constant, a value, or all.
+    std::optional<int64_t> constantRows;
+    Value rowCount;
+    if (Value mask = read.getMask()) {
+      if (auto c = mask.getDefiningOp<vector::ConstantMaskOp>())
+        constantRows = c.getMaskDimSizes().front();
+      else if (auto c = mask.getDefiningOp<vector::CreateMaskOp>())
+        rowCount = c.getOperand(0);
+      else
+        return failure();
+    } else if (!read.getInBoundsValues().front()) {
+      return failure();
+    } else {
+      constantRows = rows;
+    }
+    auto rowType = VectorType::get({type.getDimSize(1)}, type.getElementType());
+    Value result = ub::PoisonOp::create(rewriter, loc, type);
+    Value base = read.getIndices().front();
+    AffineExpr i = rewriter.getAffineDimExpr(0);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (constantRows && r >= *constantRows)
+        break;
+      OpFoldResult offset = rewriter.getIndexAttr(r);
+      if (rowCount && r > 0) {
+        // min(r, count - 1), at least 0.
+        Value last = affine::makeComposedAffineApply(rewriter, loc, i - 1,
+                                                     {OpFoldResult(rowCount)});
+        Value clamped = arith::MinSIOp::create(
+            rewriter, loc, last,
+            arith::ConstantIndexOp::create(rewriter, loc, r));
+        offset = arith::MaxSIOp::create(
+                     rewriter, loc, clamped,
+                     arith::ConstantIndexOp::create(rewriter, loc, 0))
+                     .getResult();
+      }
+      Value index = affine::makeComposedAffineApply(
+          rewriter, loc, i + rewriter.getAffineDimExpr(1),
+          {OpFoldResult(base), offset});
+      Value scalar =
+          memref::LoadOp::create(rewriter, loc, read.getBase(), index);
+      Value row = vector::BroadcastOp::create(rewriter, loc, rowType, scalar);
+      result = vector::InsertOp::create(rewriter, loc, row, result, r);
+    }
+    rewriter.replaceOp(read, result);
+    return success();
+  }
+};
+
 /// Folds what tiling, peeling and vectorization leave behind: constant tile
 /// sizes, all-true masks, single-iteration loops.
 LogicalResult cleanUp(func::FuncOp func) {
@@ -956,6 +1087,7 @@ struct TileAndVectorizePass
     // minor-identity transfer and a broadcast, which the generic transfer
     // lowering handles, masked or not; strided reads become shuffles.
     RewritePatternSet lowering(context);
+    lowering.add<ReadColumnBroadcast>(context, /*benefit=*/2);
     vector::populateVectorTransferPermutationMapLoweringPatterns(lowering);
     lowering.add<ReadStridedAsShuffle>(context);
 
@@ -966,11 +1098,20 @@ struct TileAndVectorizePass
 
 } // namespace
 
+std::optional<unsigned> tessel::registerVectorLoop(linalg::LinalgOp op,
+                                                   unsigned vectorBits) {
+  if (std::optional<unsigned> f = channelVectorLoop(op, vectorBits))
+    return f;
+  return contiguousOutputLoop(op);
+}
+
 std::optional<unsigned> tessel::registerRowLoop(linalg::LinalgOp op,
                                                 unsigned n) {
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (out.getNumResults() < 2)
     return std::nullopt;
+  if (std::optional<unsigned> w = lastLoop(out); w && *w != n)
+    return w;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // A dynamic extent counts as 1 but wins over a static 1: it may be more.
   auto size = [&](unsigned l) {

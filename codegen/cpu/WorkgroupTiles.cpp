@@ -30,10 +30,10 @@ struct Split {
 };
 
 /// The step of loop `dim` in TileAndVectorize's register tile of `op`: two
-/// vectors for the output's last loop `n`, 4 for its row loop
-/// (registerRowLoop), 1 otherwise and for ops without reductions (which it
-/// leaves to LLVM). A workgroup tile is a multiple of it, so that
-/// workgroups split a loop between register tiles.
+/// vectors for the loop of its vectors `n` (registerVectorLoop), its rows
+/// for its row loop (registerRowLoop), 1 otherwise and for ops without
+/// reductions. A workgroup tile is a multiple of it, so that workgroups
+/// split a loop between register tiles.
 int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   bool reduces = llvm::is_contained(op.getIteratorTypesArray(),
                                     utils::IteratorType::reduction);
@@ -42,7 +42,10 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (out.getNumResults() == 0 || !out.isProjectedPermutation())
     return 1;
-  unsigned n = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+  std::optional<unsigned> vectors = tessel::registerVectorLoop(op, vectorBits);
+  if (!vectors)
+    return 1;
+  unsigned n = *vectors;
   if (dim == n) {
     Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)

@@ -399,14 +399,18 @@ ConvOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                            SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
   const Dims &in = operands[0], &w = operands[1];
+  int64_t filters = getFilterDim(), channels = getChannelDim();
   // X's channels are W's channels per group times the group count.
-  assumptions.push_back({in[1], s.mul(w[1], s.constant(getGroup())),
-                         "dim 1 of input 0 must be dim 1 of input 1 times " +
+  assumptions.push_back({in[1], s.mul(w[channels], s.constant(getGroup())),
+                         "dim 1 of input 0 must be dim " +
+                             std::to_string(channels) + " of input 1 times " +
                              std::to_string(getGroup()) + " groups"});
   // The bias has one value per filter.
   if (getBias())
-    assumptions.push_back({w[0], operands[2][0], equalDims(1, 0, 2, 0)});
-  results.push_back(windowed(s, getType(), in, w[0], ArrayRef(w).drop_front(2),
+    assumptions.push_back(
+        {w[filters], operands[2][0], equalDims(1, filters, 2, 0)});
+  results.push_back(windowed(s, getType(), in, w[filters],
+                             ArrayRef(w).slice(getKernelDim(), w.size() - 2),
                              getStrides(), getPads(), getDilations(),
                              /*ceil=*/false, assumptions));
   return success();

@@ -181,6 +181,12 @@ Type MatMulOp::getAccumulatorType() { return accumulatorOf(*this); }
 Type GemmOp::getAccumulatorType() { return accumulatorOf(*this); }
 Type ConvOp::getAccumulatorType() { return accumulatorOf(*this); }
 
+int64_t ConvOp::getFilterDim() {
+  return getFiltersLast() ? rankedType(getWeight()).getRank() - 1 : 0;
+}
+int64_t ConvOp::getChannelDim() { return getFiltersLast() ? 0 : 1; }
+int64_t ConvOp::getKernelDim() { return getFiltersLast() ? 1 : 2; }
+
 /// An accumulator of the element type's kind, at least as wide.
 static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
   if (!acc)
@@ -306,15 +312,17 @@ LogicalResult ConvOp::verify() {
                           getDilations())))
     return failure();
   int64_t group = getGroup();
-  int64_t channels = in.getDimSize(1), filters = w.getDimSize(0);
+  int64_t channels = in.getDimSize(1),
+          filters = w.getDimSize(getFilterDim()),
+          perGroup = w.getDimSize(getChannelDim());
   if (group < 1 || (!ShapedType::isDynamic(filters) && filters % group))
     return emitOpError("group ")
            << group << " does not divide " << filters << " filters";
   // The kernel reads the input's channels with the weight's extents.
-  if (w.isDynamicDim(1) ||
-      !staticEqual(w.getDimSize(1) * group, channels))
+  if (ShapedType::isDynamic(perGroup) ||
+      !staticEqual(perGroup * group, channels))
     return emitOpError("weight has ")
-           << extent(w.getDimSize(1)) << " channels per group, input has "
+           << extent(perGroup) << " channels per group, input has "
            << extent(channels) << " channels in " << group
            << " groups (both must be static: the run time does not check "
               "them)";
@@ -325,7 +333,7 @@ LogicalResult ConvOp::verify() {
   SmallVector<int64_t> expected = {in.getDimSize(0), filters};
   for (int64_t i = 0; i < spatial; ++i)
     expected.push_back(windowOutputSize(
-        in.getDimSize(2 + i), w.getDimSize(2 + i), getStrides()[i],
+        in.getDimSize(2 + i), w.getDimSize(getKernelDim() + i), getStrides()[i],
         getPads()[i], getPads()[spatial + i], getDilations()[i], false));
   return checkShape(*this, getType(), expected, "result");
 }

@@ -337,13 +337,25 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     `pads` holds the begin pads of every spatial dim followed by the end
     pads (ONNX order); auto_pad is resolved into explicit pads at import.
     Products are summed in `acc_type` (see Tessel_AccumulatorType).
+
+    The weight is ONNX's F x C/group x K1 x ... x Kn, or with
+    `filters_last` C/group x K1 x ... x Kn x F: the filters in the last
+    dim, so that the weights of consecutive output channels are contiguous
+    (tessel-fold-weight-transposes lays constant weights out so).
   }];
   let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
                    Optional<Tessel_FloatTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, I64Attr:$group,
-                   OptionalAttr<TypeAttr>:$acc_type);
-  let extraClassDeclaration = Tessel_AccumulatorType;
+                   OptionalAttr<TypeAttr>:$acc_type,
+                   UnitAttr:$filters_last);
+  let extraClassDeclaration = Tessel_AccumulatorType # [{
+    /// The weight's dims of the filters (output channels), of the input
+    /// channels per group, and of the first kernel dim.
+    int64_t getFilterDim();
+    int64_t getChannelDim();
+    int64_t getKernelDim();
+  }];
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)

@@ -106,10 +106,11 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     std::optional<ChannelAffine> a = channelAffine(bn, *channels);
     if (!weight || !a || weight->size() % *channels != 0)
       return failure();
+    // The filter index of weight element i: F x ... or ... x F.
     int64_t perChannel = weight->size() / *channels;
-    for (int64_t f = 0; f < *channels; ++f)
-      for (int64_t i = 0; i < perChannel; ++i)
-        (*weight)[f * perChannel + i] *= a->s[f];
+    bool last = conv.getFiltersLast();
+    for (int64_t i = 0, e = weight->size(); i < e; ++i)
+      (*weight)[i] *= a->s[last ? i % *channels : i / perChannel];
     SmallVector<double> newBias(a->t);
     if (bias)
       for (int64_t f = 0; f < *channels; ++f)
@@ -125,7 +126,7 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
         rewriter, bothNodes(conv.getLoc(), bn.getLoc()),
         bn.getType(), conv.getInput(), w, b, conv.getStridesAttr(),
         conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
-        conv.getAccTypeAttr());
+        conv.getAccTypeAttr(), conv.getFiltersLastAttr());
     rewriter.replaceOp(bn, folded.getResult());
     rewriter.eraseOp(conv);
     return success();

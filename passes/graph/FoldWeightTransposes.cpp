@@ -107,11 +107,38 @@ struct PretransposeGemmWeight : OpRewritePattern<GemmOp> {
   }
 };
 
+/// A Conv's constant F x C x K... weight as C x K... x F (filters_last):
+/// a vector of output channels then reads contiguous weights.
+struct PretransposeConvWeight : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr value =
+        op.getFiltersLast() ? DenseElementsAttr() : denseConstant(op.getWeight());
+    if (!value)
+      return failure();
+    int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t d = 1; d < rank; ++d)
+      perm.push_back(d);
+    perm.push_back(0);
+    rewriter.setInsertionPoint(op);
+    auto w = ConstantOp::create(rewriter, op.getWeight().getLoc(),
+                                transposeElements(value, perm));
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getWeightMutable().assign(w);
+      op.setFiltersLast(true);
+    });
+    return success();
+  }
+};
+
 struct FoldWeightTransposesPass
     : tessel::impl::FoldWeightTransposesPassBase<FoldWeightTransposesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldConstantTranspose, PretransposeGemmWeight>(&getContext());
+    patterns.add<FoldConstantTranspose, PretransposeGemmWeight,
+                 PretransposeConvWeight>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -378,6 +378,18 @@ func.func @conv_grouped_strided_dilated(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x
   return %0 : tensor<1x6x3x3xf32>
 }
 
+// The same with the filters last (C/group x KH x KW x F): the weight is
+// indexed (c, kh, kw, f).
+// CHECK-LABEL: func.func @conv_filters_last
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 * 2 + d5 * 2, d3 * 3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
+// CHECK-SAME:      ins(%{{.+}}, %{{.+}} : tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>)
+func.func @conv_filters_last(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x6xf32>) -> tensor<1x6x3x3xf32> {
+  %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64, filters_last}
+      : (tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
 // -----
 
 // MaxPool pads with -inf and reduces over a shape-only window operand.

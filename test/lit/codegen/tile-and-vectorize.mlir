@@ -22,7 +22,8 @@
 // CHECK:             %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %c1 iter_args(%[[ACC:.+]] = %[[INIT]]) -> (vector<4x8xf32>)
 // CHECK-DAG:           %[[AK:.+]] = memref.subview %[[A]][%[[M]], %[[K]]] [4, 1] [1, 1] : memref<8x16xf32> to memref<4xf32, strided<[16], offset: ?>>
 // CHECK-DAG:           %[[BK:.+]] = memref.subview %[[B]][%[[K]], %[[N]]] [1, 8] [1, 1] : memref<16x16xf32> to memref<8xf32, strided<[1], offset: ?>>
-// CHECK-DAG:           vector.transfer_read %[[AK]][%c0]{{.*}} vector<4xf32>
+// CHECK-DAG:           memref.load %[[AK]][%c0]
+// CHECK-DAG:           memref.load %[[AK]][%c3]
 // CHECK-DAG:           vector.transfer_read %[[BK]][%c0]{{.*}} vector<8xf32>
 // CHECK:               %[[P:.+]] = arith.mulf {{.*}} : vector<4x8xf32>
 // CHECK:               %[[NEXT:.+]] = arith.addf %[[ACC]], %[[P]] : vector<4x8xf32>
@@ -94,9 +95,9 @@ func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x10xf32>, %c: memre
 // CHECK:               %[[YT:.+]] = memref.subview %[[Y]][0, %[[F]], %[[OH]], %[[OW]]] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x8x4x16xf32> to memref<4x8xf32, strided<[64, 1], offset: ?>>
 // CHECK:               vector.transfer_read %[[YT]]{{.*}} vector<4x8xf32>
 // CHECK:               scf.for %[[CI:.+]] = {{.+}} iter_args
-// CHECK:                 scf.for %[[KH:.+]] = {{.+}} iter_args
+// CHECK:                 scf.for %[[KH:[^ ]+]] = {{.+}} iter_args
 // CHECK:                   %[[ROW:.+]] = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%[[OH]], %[[KH]])
-// CHECK:                   scf.for %[[KW:.+]] = {{.+}} iter_args
+// CHECK:                   scf.for %[[KW:[^ ]+]] = {{.+}} iter_args
 // CHECK:                     %[[COL:.+]] = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%[[OW]], %[[KW]])
 // CHECK:                     memref.subview %[[X]][0, %[[CI]], %[[ROW]], %[[COL]]] [1, 1, 1, 8] [1, 1, 1, 1]
 // CHECK:                     memref.subview %[[W]][%[[F]], %[[CI]], %[[KH]], %[[KW]]] [4, 1, 1, 1] [1, 1, 1, 1] : memref<8x2x3x3xf32> to memref<4xf32, strided<[18], offset: ?>>
@@ -362,6 +363,65 @@ func.func @conv1x1_narrow(%x: memref<1x8x7x7xf32>, %w: memref<16x8x1x1xf32>, %y:
 func.func @conv3x3_narrow(%x: memref<1x8x9x9xf32>, %w: memref<16x8x3x3xf32>, %y: memref<1x16x7x7xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (co, ci, kh, kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x8x9x9xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A 3x3 Conv on a 3x3 image with its weights' filters last (C x KH x KW x
+// F): 3 columns would fill 3 of 4 lanes, so the vectors run along the 16
+// output channels instead: a tile of 3 columns (rows) by 8 channels (two
+// vectors), each step one contiguous weight vector and a scalar of the
+// input per column. The output tile is read and written transposed, once.
+// CHECK-LABEL: func.func @conv3x3_channel_vectors(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x8x5x5xf32>, %[[W:[^:]+]]: memref<8x3x3x16xf32>, %[[Y:[^:]+]]: memref<1x16x3x3xf32>)
+// CHECK:         scf.for %[[F:.+]] = %c0 to %c16 step %c8
+// CHECK:           scf.for %[[OH:.+]] = %c0 to %c3 step %c1
+// CHECK:             %[[YT:.+]] = memref.subview %[[Y]][0, %[[F]], %[[OH]], 0] [1, 8, 1, 3] [1, 1, 1, 1] : memref<1x16x3x3xf32> to memref<8x3xf32, strided<[9, 1], offset: ?>>
+// CHECK:             %[[INIT:.+]] = vector.transfer_read %[[YT]]{{.*}} vector<8x3xf32>
+// CHECK:             %[[T:.+]] = vector.transpose %[[INIT]], [1, 0] : vector<8x3xf32> to vector<3x8xf32>
+// CHECK:             %[[SUM:.+]] = scf.for %[[C:[^ ]+]] = {{.+}} iter_args(%{{.+}} = %[[T]]) -> (vector<3x8xf32>)
+// CHECK:               scf.for %[[KH:[^ ]+]] = {{.+}} -> (vector<3x8xf32>)
+// CHECK:                 scf.for %[[KW:[^ ]+]] = {{.+}} -> (vector<3x8xf32>)
+// CHECK-DAG:               %[[XR:.+]] = memref.subview %{{.+}} : memref<1x1x1x3xf32, {{.+}}> to memref<3xf32, strided<[1], offset: ?>>
+// CHECK-DAG:               %[[WV:.+]] = memref.subview %[[W]][%[[C]], %[[KH]], %[[KW]], %[[F]]] [1, 1, 1, 8] [1, 1, 1, 1] : memref<8x3x3x16xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK-DAG:               memref.load %[[XR]][%c0]
+// CHECK-DAG:               memref.load %[[XR]][%c2]
+// CHECK-DAG:               vector.transfer_read %[[WV]][%c0]{{.*}} vector<8xf32>
+// CHECK:                   arith.mulf {{.*}} : vector<3x8xf32>
+// CHECK:             %[[OUT:.+]] = vector.transpose %[[SUM]], [1, 0] : vector<3x8xf32> to vector<8x3xf32>
+// CHECK:             vector.transfer_write %[[OUT]], %[[YT]]
+// CHECK-NOT:     vector.create_mask
+// CHECK-NOT:     vector.constant_mask
+func.func @conv3x3_channel_vectors(%x: memref<1x8x5x5xf32>, %w: memref<8x3x3x16xf32>, %y: memref<1x16x3x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (ci, kh, kw, co)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x5x5xf32>, memref<8x3x3x16xf32>) outs(%y : memref<1x16x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Channels the workgroup tiles leave at a run-time count (a share of 20
+// here) still take the vectors: full tiles of 8, then one masked.
+// CHECK-LABEL: func.func @conv_channel_vectors_dynamic(
+// CHECK:         scf.for %{{.+}} = %c0 to %[[FULL:.+]] step %c8
+// CHECK:           vector.transfer_read {{.+}} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:         scf.for %{{.+}} = %[[FULL]] to %{{.+}} step %c8
+// CHECK:           %[[MASK:.+]] = vector.create_mask %{{.+}} : vector<8xi1>
+// CHECK:           vector.transfer_read {{.+}}, %[[MASK]] {{.+}} : memref<?xf32, strided<[1], offset: ?>>, vector<8xf32>
+func.func @conv_channel_vectors_dynamic(%x: memref<1x8x5x5xf32>, %w: memref<8x3x3x?xf32>, %y: memref<1x?x3x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (ci, kh, kw, co)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x5x5xf32>, memref<8x3x3x?xf32>) outs(%y : memref<1x?x3x3xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32

@@ -190,6 +190,24 @@ func.func @conv_group_filters(%x: tensor<1x4x5x5xf32>, %w: tensor<6x1x3x3xf32>) 
 
 // -----
 
+// With filters_last the weight is C/group x KH x KW x F: 4 x 3 x 3 x 6
+// here, so 6 channels per group is wrong.
+func.func @conv_filters_last_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<6x3x3x6xf32>) -> tensor<1x6x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op weight has 6 channels per group, input has 4 channels in 1 groups}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last} : (tensor<1x4x5x5xf32>, tensor<6x3x3x6xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+func.func @conv_filters_last_result(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x6xf32>) -> tensor<1x4x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op result dim 1 is 4, expected 6}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last} : (tensor<1x4x5x5xf32>, tensor<4x3x3x6xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
+
+// -----
+
 func.func @conv_group_zero(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
   // expected-error @+1 {{'tessel.conv' op group 0 does not divide 6 filters}}
   %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 0 : i64} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>

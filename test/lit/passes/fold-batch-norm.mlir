@@ -30,6 +30,27 @@ func.func @conv(%x: tensor<?x1x4x4xf32>) -> tensor<?x2x4x4xf32> {
 
 // -----
 
+// With filters_last the filters are the weight's last dim: W = [[3, 5],
+// [7, 9]] (C x F) scales per column, W' = [[6, 5], [14, 9]].
+// CHECK-LABEL: func.func @conv_filters_last
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[\[\[}}6.000000e+00, 5.000000e+00]]], {{\[\[\[}}1.400000e+01, 9.000000e+00]]]]> : tensor<2x1x1x2xf32>
+// CHECK:         tessel.conv %arg0, %[[W]], %{{.+}} {{{.*}}filters_last{{.*}}}
+// CHECK-NOT:     tessel.batch_norm
+func.func @conv_filters_last(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x4x4xf32> {
+  %w = tessel.constant dense<[[[[3.0, 5.0]]], [[[7.0, 9.0]]]]> : tensor<2x1x1x2xf32>
+  %scale = tessel.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %bias = tessel.constant dense<[1.0, 0.0]> : tensor<2xf32>
+  %mean = tessel.constant dense<[0.5, 2.0]> : tensor<2xf32>
+  %var = tessel.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %c = tessel.conv %x, %w {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<?x2x4x4xf32>, tensor<2x1x1x2xf32>) -> tensor<?x2x4x4xf32>
+  %y = tessel.batch_norm %c, %scale, %bias, %mean, %var {epsilon = 1.0 : f32}
+      : (tensor<?x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2x4x4xf32>
+  return %y : tensor<?x2x4x4xf32>
+}
+
+// -----
+
 // Gemm with trans_b, B = [N, K] = [[1, 2], [3, 4]], C = [1, 1], beta 2:
 // B' = [[2, 4], [3, 4]], C' = 2 * C * s + t = [4, 0], beta 1.
 // CHECK-LABEL: func.func @gemm
