@@ -213,7 +213,7 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     int64_t group = op.getGroup();
     int64_t perGroupIn = wType.getDimSize(op.getChannelDim());
-    int64_t perGroupOut = wType.getDimSize(op.getFilterDim()) / group;
+    int64_t perGroupOut = op.getFilterCount() / group;
     AffineExpr channel =
         group == 1 ? d(cLoop)
                    : d(1).floorDiv(perGroupOut) * perGroupIn + d(cLoop);
@@ -248,7 +248,19 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
                                    AffineMap::get(loops, 0, wExprs, ctx),
                                    AffineMap::get(loops, 0, outExprs, ctx)};
-    Value result = generic(rewriter, loc, {input, op.getWeight()}, init, maps,
+    // Padded rows of filters-last weights: a view of the filters' columns.
+    Value weight = op.getWeight();
+    if (op.getFiltersLast() && wType.getShape().back() != op.getFilterCount()) {
+      SmallVector<OpFoldResult> offsets(wType.getRank(),
+                                        rewriter.getIndexAttr(0)),
+          sizes, strides(wType.getRank(), rewriter.getIndexAttr(1));
+      for (int64_t d : wType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(d));
+      sizes.back() = rewriter.getIndexAttr(op.getFilterCount());
+      weight = tensor::ExtractSliceOp::create(rewriter, loc, weight, offsets,
+                                              sizes, strides);
+    }
+    Value result = generic(rewriter, loc, {input, weight}, init, maps,
                            iterators(2 + spatial, 1 + spatial),
                            [](OpBuilder &b, Location l, ValueRange a) {
                              multiplyAccumulate(b, l, a);

@@ -72,60 +72,6 @@ std::optional<int64_t> staticLoopExtent(linalg::LinalgOp op, unsigned loop) {
   return ranges[loop];
 }
 
-/// The lanes of a SIMD vector of `element`s (bytes at the least).
-int64_t lanesOf(Type element, unsigned vectorBits) {
-  return vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
-}
-
-/// The output-channel loop `f` along which a contraction's vectors run
-/// instead of the output's last loop `w` (see registerVectorLoop): `w` has
-/// a static extent shorter than a register tile's two vectors; `f` is a
-/// parallel loop of the output, of at least one vector (or a run-time share of one), that some input
-/// (the weights) indexes in its last dim and no input uses elsewhere. A 3x3
-/// Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along `f`.
-/// The output tile is then written transposed, once per tile after its
-/// whole reduction.
-std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
-                                          unsigned vectorBits) {
-  std::optional<unsigned> w = contiguousOutputLoop(op);
-  AffineMap out = w ? op.getMatchingIndexingMap(op.getDpsInitOperand(0))
-                    : AffineMap();
-  if (!w || !hasReduction(op) || !out.isProjectedPermutation())
-    return std::nullopt;
-  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (!isa<FloatType>(element))
-    return std::nullopt;
-  int64_t lanes = lanesOf(element, vectorBits);
-  std::optional<int64_t> width = staticLoopExtent(op, *w);
-  if (!width || *width >= kTileVectors * lanes)
-    return std::nullopt;
-  for (AffineExpr e : out.getResults().drop_back()) {
-    unsigned f = cast<AffineDimExpr>(e).getPosition();
-    // A run-time extent is a workgroup's share of the channels.
-    std::optional<int64_t> extent = staticLoopExtent(op, f);
-    if ((extent && *extent < lanes) ||
-        op.getIteratorTypesArray()[f] != utils::IteratorType::parallel)
-      continue;
-    bool last = false, elsewhere = false;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(input);
-      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
-        if (!expr.isFunctionOfDim(f))
-          continue;
-        if (r + 1 == map.getNumResults() && expr == getAffineDimExpr(f, op.getContext()))
-          last = true;
-        else
-          elsewhere = true;
-      }
-      if (last && map.isFunctionOfDim(*w))
-        elsewhere = true;
-    }
-    if (last && !elsewhere)
-      return f;
-  }
-  return std::nullopt;
-}
-
 /// `expr` as a sum of coefficient * loop, when it is one (no constant term:
 /// padding is a separate stage).
 std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
@@ -153,6 +99,80 @@ std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
   if (!add(expr, 1))
     return std::nullopt;
   return coefficients;
+}
+
+/// The lanes of a SIMD vector of `element`s (bytes at the least).
+int64_t lanesOf(Type element, unsigned vectorBits) {
+  return vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
+}
+
+/// The output-channel loop `f` along which a contraction's vectors run
+/// instead of the output's last loop `w` (see registerVectorLoop): `w` has
+/// a static extent shorter than a register tile's two vectors; `f` is a
+/// parallel loop of the output, of at least one vector (or a run-time share of one), that some input
+/// (the weights) indexes in its last dim and no input uses elsewhere. A 3x3
+/// Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along `f`.
+/// The output tile is then written transposed, once per tile after its
+/// whole reduction.
+std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
+                                          unsigned vectorBits) {
+  std::optional<unsigned> w = contiguousOutputLoop(op);
+  AffineMap out = w ? op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+                    : AffineMap();
+  if (!w || !hasReduction(op) || !out.isProjectedPermutation())
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!isa<FloatType>(element))
+    return std::nullopt;
+  int64_t lanes = lanesOf(element, vectorBits);
+  std::optional<int64_t> width = staticLoopExtent(op, *w);
+  // A window or a stride along `w` (a 3x3 Conv's ow + kw, a strided
+  // Conv's 2 * ow) makes the vectors along `w` re-read overlapping or
+  // shuffled inputs; broadcasts of single inputs serve every width.
+  // Loops of extent 1 (a 1x1 Conv's kh, kw) do not make a window.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool windowed = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+    return llvm::any_of(
+        op.getMatchingIndexingMap(in).getResults(), [&](AffineExpr e) {
+          if (!e.isFunctionOfDim(*w))
+            return false;
+          std::optional<SmallVector<int64_t>> form =
+              linearForm(e, op.getNumLoops());
+          if (!form || (*form)[*w] != 1)
+            return true;
+          for (auto [d, c] : llvm::enumerate(*form))
+            if (d != *w && c != 0 && ranges[d] != 1)
+              return true;
+          return false;
+        });
+  });
+  if (!width || (*width >= kTileVectors * lanes && !windowed))
+    return std::nullopt;
+  for (AffineExpr e : out.getResults().drop_back()) {
+    unsigned f = cast<AffineDimExpr>(e).getPosition();
+    // A run-time extent is a workgroup's share of the channels.
+    std::optional<int64_t> extent = staticLoopExtent(op, f);
+    if ((extent && *extent < lanes) ||
+        op.getIteratorTypesArray()[f] != utils::IteratorType::parallel)
+      continue;
+    bool last = false, elsewhere = false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        if (!expr.isFunctionOfDim(f))
+          continue;
+        if (r + 1 == map.getNumResults() && expr == getAffineDimExpr(f, op.getContext()))
+          last = true;
+        else
+          elsewhere = true;
+      }
+      if (last && map.isFunctionOfDim(*w))
+        elsewhere = true;
+    }
+    if (last && !elsewhere)
+      return f;
+  }
+  return std::nullopt;
 }
 
 /// A register tile: `rows` x `cols` outputs, every other loop stepped by 1.

@@ -399,7 +399,11 @@ ConvOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                            SmallVectorImpl<ShapeAssumption> &assumptions) {
   ShapeBuilder s(b, getLoc());
   const Dims &in = operands[0], &w = operands[1];
-  int64_t filters = getFilterDim(), channels = getChannelDim();
+  int64_t channels = getChannelDim();
+  // With filters_last the count is static (the weight's rows may be
+  // padded); else the weight's dim 0.
+  Value filters =
+      getFiltersLast() ? s.constant(getFilterCount()) : w[getFilterDim()];
   // X's channels are W's channels per group times the group count.
   assumptions.push_back({in[1], s.mul(w[channels], s.constant(getGroup())),
                          "dim 1 of input 0 must be dim " +
@@ -407,9 +411,12 @@ ConvOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                              std::to_string(getGroup()) + " groups"});
   // The bias has one value per filter.
   if (getBias())
-    assumptions.push_back(
-        {w[filters], operands[2][0], equalDims(1, filters, 2, 0)});
-  results.push_back(windowed(s, getType(), in, w[filters],
+    assumptions.push_back({filters, operands[2][0],
+                           getFiltersLast()
+                               ? "dim 0 of input 2 must be " +
+                                     std::to_string(getFilterCount())
+                               : equalDims(1, 0, 2, 0)});
+  results.push_back(windowed(s, getType(), in, filters,
                              ArrayRef(w).slice(getKernelDim(), w.size() - 2),
                              getStrides(), getPads(), getDilations(),
                              /*ceil=*/false, assumptions));

@@ -184,6 +184,7 @@ Type ConvOp::getAccumulatorType() { return accumulatorOf(*this); }
 int64_t ConvOp::getFilterDim() {
   return getFiltersLast() ? rankedType(getWeight()).getRank() - 1 : 0;
 }
+int64_t ConvOp::getFilterCount() { return getType().getDimSize(1); }
 int64_t ConvOp::getChannelDim() { return getFiltersLast() ? 0 : 1; }
 int64_t ConvOp::getKernelDim() { return getFiltersLast() ? 1 : 2; }
 
@@ -315,6 +316,16 @@ LogicalResult ConvOp::verify() {
   int64_t channels = in.getDimSize(1),
           filters = w.getDimSize(getFilterDim()),
           perGroup = w.getDimSize(getChannelDim());
+  if (getFiltersLast()) {
+    // P >= F, both static: the padding is never read.
+    int64_t rows = filters;
+    filters = getFilterCount();
+    if (ShapedType::isDynamic(filters) || ShapedType::isDynamic(rows) ||
+        rows < filters)
+      return emitOpError("with filters_last the weight's last dim (")
+             << extent(rows) << ") must hold the result's " << extent(filters)
+             << " filters, both static";
+  }
   if (group < 1 || (!ShapedType::isDynamic(filters) && filters % group))
     return emitOpError("group ")
            << group << " does not divide " << filters << " filters";

@@ -339,9 +339,13 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     Products are summed in `acc_type` (see Tessel_AccumulatorType).
 
     The weight is ONNX's F x C/group x K1 x ... x Kn, or with
-    `filters_last` C/group x K1 x ... x Kn x F: the filters in the last
+    `filters_last` C/group x K1 x ... x Kn x P: the filters in the last
     dim, so that the weights of consecutive output channels are contiguous
-    (tessel-fold-weight-transposes lays constant weights out so).
+    (tessel-fold-weight-transposes lays constant weights out so). Then
+    F = P or, when P > F, the weights of filter f are at f < F and the rest
+    of each row is padding, never read: F is the result's dim 1, which must
+    be static (a row stride of a power of two maps the rows of a slice of
+    filters into a few cache sets).
   }];
   let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
                    Optional<Tessel_FloatTensor>:$bias,
@@ -353,6 +357,8 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     /// The weight's dims of the filters (output channels), of the input
     /// channels per group, and of the first kernel dim.
     int64_t getFilterDim();
+    /// The filters (output channels): the result's dim 1.
+    int64_t getFilterCount();
     int64_t getChannelDim();
     int64_t getKernelDim();
   }];

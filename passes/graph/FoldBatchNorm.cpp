@@ -104,13 +104,20 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     if (conv.getBias() && !(bias = f32Constant(conv.getBias())))
       return failure();
     std::optional<ChannelAffine> a = channelAffine(bn, *channels);
-    if (!weight || !a || weight->size() % *channels != 0)
+    if (!weight || !a ||
+        (!conv.getFiltersLast() && weight->size() % *channels != 0))
       return failure();
-    // The filter index of weight element i: F x ... or ... x F.
-    int64_t perChannel = weight->size() / *channels;
+    // The filter of weight element i: F x ... or ... x P (P >= F, the
+    // padding beyond F is left as it is).
+    auto wType = cast<RankedTensorType>(conv.getWeight().getType());
     bool last = conv.getFiltersLast();
-    for (int64_t i = 0, e = weight->size(); i < e; ++i)
-      (*weight)[i] *= a->s[last ? i % *channels : i / perChannel];
+    int64_t rows = wType.getShape().back();
+    int64_t perChannel = weight->size() / *channels;
+    for (int64_t i = 0, e = weight->size(); i < e; ++i) {
+      int64_t f = last ? i % rows : i / perChannel;
+      if (f < *channels)
+        (*weight)[i] *= a->s[f];
+    }
     SmallVector<double> newBias(a->t);
     if (bias)
       for (int64_t f = 0; f < *channels; ++f)

@@ -7,7 +7,8 @@ Usage: conv-constant-weights.py OUT_DIR
 Each Conv reads its own input and writes its own output. The shapes cover
 what laying constant weights out with the filters last changes: filter
 counts that are not a multiple of any vector width, strides, dilations and
-asymmetric pads, groups, depthwise, 1x1 on a narrow image, 1-d and 3-d.
+asymmetric pads, groups, depthwise, 1x1 on a narrow image, rows of
+512 bytes (padded), 1-d and 3-d.
 """
 import itertools
 import os
@@ -24,6 +25,7 @@ CASES = {
     "grouped": ((1, 8, 7, 7), 32, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 2),
     "depthwise": ((1, 32, 7, 7), 32, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 32),
     "pointwise": ((1, 32, 7, 7), 48, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "padded": ((1, 8, 6, 6), 128, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "wide": ((1, 4, 20, 40), 24, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv1d": ((3, 4, 10), 24, (3,), (1,), (1,), (1, 1), 1),
     "conv3d": ((1, 3, 4, 5, 6), 20, (2, 3, 3), (1, 1, 2), (1, 1, 1), (0, 1, 1, 1, 0, 0), 1),

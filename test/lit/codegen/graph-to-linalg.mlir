@@ -392,6 +392,19 @@ func.func @conv_filters_last(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x6xf32>) -
 
 // -----
 
+// Padded rows (8 for 6 filters): the generic reads a slice of the first 6.
+// CHECK-LABEL: func.func @conv_filters_last_padded
+// CHECK:         %[[S:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [2, 3, 3, 6] [1, 1, 1, 1] : tensor<2x3x3x8xf32> to tensor<2x3x3x6xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.+}}, %[[S]] : tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>)
+func.func @conv_filters_last_padded(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x8xf32>) -> tensor<1x6x3x3xf32> {
+  %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64, filters_last}
+      : (tensor<1x4x9x9xf32>, tensor<2x3x3x8xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
 // MaxPool pads with -inf and reduces over a shape-only window operand.
 // CHECK-LABEL: func.func @max_pool
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x3x7x7xf32>)

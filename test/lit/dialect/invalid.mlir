@@ -200,9 +200,19 @@ func.func @conv_filters_last_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<6x3x3x
 
 // -----
 
-func.func @conv_filters_last_result(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x6xf32>) -> tensor<1x4x3x3xf32> {
-  // expected-error @+1 {{'tessel.conv' op result dim 1 is 4, expected 6}}
-  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last} : (tensor<1x4x5x5xf32>, tensor<4x3x3x6xf32>) -> tensor<1x4x3x3xf32>
+// The weight's rows (6) may be padded beyond the filters, never short.
+func.func @conv_filters_last_rows(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x6xf32>) -> tensor<1x8x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op with filters_last the weight's last dim (6) must hold the result's 8 filters, both static}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last} : (tensor<1x4x5x5xf32>, tensor<4x3x3x6xf32>) -> tensor<1x8x3x3xf32>
+  return %0 : tensor<1x8x3x3xf32>
+}
+
+// -----
+
+// The bias has one value per filter, not per padded row.
+func.func @conv_filters_last_bias(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x6xf32>, %b: tensor<6xf32>) -> tensor<1x4x3x3xf32> {
+  // expected-error @+1 {{'tessel.conv' op bias dim 0 is 6, expected 4}}
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last} : (tensor<1x4x5x5xf32>, tensor<4x3x3x6xf32>, tensor<6xf32>) -> tensor<1x4x3x3xf32>
   return %0 : tensor<1x4x3x3xf32>
 }
 

@@ -51,6 +51,25 @@ func.func @conv_filters_last(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x4x4xf32> {
 
 // -----
 
+// Padded rows (3 for 2 filters): the padding is left as it is.
+// CHECK-LABEL: func.func @conv_filters_last_padded
+// CHECK-DAG:     tessel.constant dense<{{\[\[\[\[}}6.000000e+00, 5.000000e+00, 9.000000e+00]]]]> : tensor<1x1x1x3xf32>
+// CHECK-NOT:     tessel.batch_norm
+func.func @conv_filters_last_padded(%x: tensor<?x1x4x4xf32>) -> tensor<?x2x4x4xf32> {
+  %w = tessel.constant dense<[[[[3.0, 5.0, 9.0]]]]> : tensor<1x1x1x3xf32>
+  %scale = tessel.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %bias = tessel.constant dense<[1.0, 0.0]> : tensor<2xf32>
+  %mean = tessel.constant dense<[0.5, 2.0]> : tensor<2xf32>
+  %var = tessel.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %c = tessel.conv %x, %w {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<?x1x4x4xf32>, tensor<1x1x1x3xf32>) -> tensor<?x2x4x4xf32>
+  %y = tessel.batch_norm %c, %scale, %bias, %mean, %var {epsilon = 1.0 : f32}
+      : (tensor<?x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2x4x4xf32>
+  return %y : tensor<?x2x4x4xf32>
+}
+
+// -----
+
 // Gemm with trans_b, B = [N, K] = [[1, 2], [3, 4]], C = [1, 1], beta 2:
 // B' = [[2, 4], [3, 4]], C' = 2 * C * s + t = [4, 0], beta 1.
 // CHECK-LABEL: func.func @gemm
