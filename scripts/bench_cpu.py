@@ -4,13 +4,14 @@
     /usr/bin/python3 scripts/bench_cpu.py [--bin-dir build/bin] [--mcpu CPU]...
         [--runs N] [--resnet MODEL_DIR] [--out FILE.md]
     /usr/bin/python3 scripts/bench_cpu.py --models EXPORT_DIR [--threads 1,2]
-        [--mcpu CPU] [--runs N] [--out FILE.md]
+        [--mcpu CPU] [--runs N] [--rounds R] [--out FILE.md]
 
 The second form benchmarks the five dev models (ResNet-18, ResNet-50,
 MobileNet-V2, the BERT-like and the GPT-like, opset 17, from the folder
 scripts/test_models.py exports into) at each thread count: Tessel
 (`tessel-run --threads N`) and ORT (`--threads N`) with the model's own
-input, the ratio, Tessel's speedup over its first thread count, its
+input, the ratio, Tessel's speedup over its first thread count (each the median over
+--rounds rounds of ORT then Tessel), its
 dispatch count (`tessel-compile --report`) and the largest relative L2
 error between the two runtimes' outputs.
 
@@ -186,9 +187,16 @@ def bench_models(args, mcpu):
             tsl, dispatches = compile_tessel(args.bin_dir, model, mcpu, work)
             row, diff, mine = [name, str(dispatches)], 0.0, []
             for t in threads:
-                ort_ms, ort_out = ort(model, feeds, args.runs, work, t)
-                out = os.path.join(work, "tessel-%d" % t)
-                ms = run_tessel(args.bin_dir, tsl, feeds, args.runs, t, out)
+                # Rounds of ORT then Tessel, each runtime's median over the
+                # rounds' medians: a burst of load on a shared machine
+                # spoils one round, not the ratio.
+                ort_times, times = [], []
+                for _ in range(args.rounds):
+                    ort_ms, ort_out = ort(model, feeds, args.runs, work, t)
+                    out = os.path.join(work, "tessel-%d" % t)
+                    ort_times.append(ort_ms)
+                    times.append(run_tessel(args.bin_dir, tsl, feeds, args.runs, t, out))
+                ort_ms, ms = float(np.median(ort_times)), float(np.median(times))
                 mine.append(ms)
                 row += ["%.2f" % ort_ms, "%.2f" % ms, "%.2f" % (ms / ort_ms)]
                 diff = max(diff, max_rel_l2(out, ort_out))
@@ -212,6 +220,10 @@ def main():
                                      "(build/models-test/export): benchmark them")
     ap.add_argument("--threads", default="1,2",
                     help="thread counts for --models (default 1,2)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="with --models: rounds of ORT then Tessel per thread "
+                         "count; each runtime's median over the rounds "
+                         "(default 3)")
     ap.add_argument("--only", action="append",
                     help="with --models: only the models whose folder "
                          "contains this (repeatable)")
