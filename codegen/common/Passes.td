@@ -111,7 +111,14 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
         4 x lanes vector arithmetic. The output tile then leaves the
         reduction loops as an iter_arg (an accumulator in registers: a
         stage's output never aliases its inputs). A read at stride c > 1
-        (Conv with stride 2) becomes one contiguous read and a shuffle.
+        (Conv with stride 2) becomes one contiguous read and a shuffle; a
+        row operand broadcast along the vectors, one scalar load per row.
+      * Channel vectors. When `n` is shorter than two vectors or an input
+        reads it through a window or a stride (a 3x3 or strided Conv), and
+        another parallel output loop is the contiguous last dim of some
+        input and used by no other (a Conv's output channels with its
+        weights filters-last), the vectors run along that loop and `n`
+        gives the rows; the output tile is read and written transposed.
       * Streamed operands packed. When the operand a register tile streams
         along `n` and the reductions (MatMul's B) is a static view of a
         wider tensor, at most 32 KiB, and at least two row blocks re-read

@@ -31,7 +31,8 @@ inline int64_t registerTileRows(unsigned vectorBits) {
 
 /// The loop along which the register tile of contraction `op` puts its
 /// vectors: the output's last loop, or a loop of output channels when that
-/// one is too short to fill two vectors (a Conv on a 7x7 or 14x14 image)
+/// one is too short to fill two vectors (a Conv on a 7x7 or 14x14 image) or
+/// an input reads it through a window or a stride (a 3x3 or strided Conv),
 /// and some input, the weights, holds the channels contiguously in its last
 /// dim while no other input uses them (see channelVectorLoop). Nothing for
 /// an op that is not a contraction with a single output.

@@ -108,11 +108,12 @@ int64_t lanesOf(Type element, unsigned vectorBits) {
 
 /// The output-channel loop `f` along which a contraction's vectors run
 /// instead of the output's last loop `w` (see registerVectorLoop): `w` has
-/// a static extent shorter than a register tile's two vectors; `f` is a
-/// parallel loop of the output, of at least one vector (or a run-time share of one), that some input
-/// (the weights) indexes in its last dim and no input uses elsewhere. A 3x3
-/// Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along `f`.
-/// The output tile is then written transposed, once per tile after its
+/// a static extent shorter than a register tile's two vectors, or an input
+/// reads it through a window or a stride; `f` is a parallel loop of the
+/// output, of at least one vector (or a run-time share of one), that some
+/// input (the weights) indexes in its last dim and no input uses elsewhere.
+/// A 3x3 Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along
+/// `f`. The output tile is then written transposed, once per tile after its
 /// whole reduction.
 std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
                                           unsigned vectorBits) {
@@ -161,7 +162,8 @@ std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
       for (auto [r, expr] : llvm::enumerate(map.getResults())) {
         if (!expr.isFunctionOfDim(f))
           continue;
-        if (r + 1 == map.getNumResults() && expr == getAffineDimExpr(f, op.getContext()))
+        if (r + 1 == map.getNumResults() &&
+            expr == getAffineDimExpr(f, op.getContext()))
           last = true;
         else
           elsewhere = true;
@@ -187,7 +189,7 @@ struct RegisterTile {
 /// padding wastes lanes).
 int64_t vectorTileWidth(linalg::LinalgOp op, unsigned n, Type element,
                         unsigned vectorBits) {
-  int64_t lanes = vectorBits / element.getIntOrFloatBitWidth();
+  int64_t lanes = lanesOf(element, vectorBits);
   std::optional<int64_t> extent = staticLoopExtent(op, n);
   return extent && *extent <= lanes ? lanes : kTileVectors * lanes;
 }
@@ -308,7 +310,7 @@ linalg::LinalgOp mergeNarrowRows(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!row || *row + 1 != *n || !element.isIntOrFloat() ||
       op.getIteratorTypesArray()[*n - 1] != utils::IteratorType::parallel)
     return op;
-  int64_t lanes = vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
+  int64_t lanes = lanesOf(element, vectorBits);
   std::optional<int64_t> width = staticLoopExtent(op, *n);
   std::optional<int64_t> height = staticLoopExtent(op, *n - 1);
   if (!width || !height || *width >= kTileVectors * lanes || *height < 2)
