@@ -10,6 +10,7 @@
 #define TESSEL_CODEGEN_COMMON_REGISTERTILE_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 
@@ -49,6 +50,13 @@ std::optional<unsigned> registerVectorLoop(mlir::linalg::LinalgOp op,
 /// the rows; else the output's second-to-last loop; nothing for an output
 /// of rank < 2.
 std::optional<unsigned> registerRowLoop(mlir::linalg::LinalgOp op, unsigned n);
+
+/// The lowering of the reads left in vectorized register tiles: transfers
+/// that broadcast become a minor-identity transfer and a broadcast (upstream's
+/// permutation-map lowering), a 1-d row operand broadcast along the vectors
+/// becomes one scalar load per row, and a read at a constant stride one
+/// contiguous read and a shuffle.
+void populateRegisterTileReadPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace tessel
 
