@@ -40,13 +40,20 @@ struct ThreadPool::Job {
   }
 
   /// Records that `ran` chunks finished; wakes the caller after the last.
+  /// The count is atomic so that the caller can poll it; the mutex, taken
+  /// after the count reaches `chunks`, orders the notification after a
+  /// caller's check of the predicate (no lost wake-up).
   void finish(uint64_t ran) {
     if (ran == 0)
       return;
+    if (finished.fetch_add(ran, std::memory_order_acq_rel) + ran != chunks)
+      return;
     std::lock_guard<std::mutex> lock(mutex);
-    finished += ran;
-    if (finished == chunks)
-      done.notify_all();
+    done.notify_all();
+  }
+
+  bool allFinished() const {
+    return finished.load(std::memory_order_acquire) == chunks;
   }
 
   const Body &body;
@@ -56,7 +63,7 @@ struct ThreadPool::Job {
   uint64_t helpersWanted = 0;
   std::mutex mutex;
   std::condition_variable done;
-  uint64_t finished = 0; ///< chunks done (job mutex)
+  std::atomic<uint64_t> finished{0}; ///< chunks done
 };
 
 ThreadPool &ThreadPool::shared() {
@@ -153,9 +160,15 @@ void ThreadPool::parallelFor(uint64_t n, unsigned maxThreads,
       queued.fetch_sub(1, std::memory_order_release);
     }
   }
+  job->finish(ran);
+  // The workers' last chunks usually end within microseconds: poll before
+  // sleeping, since a thread put to sleep (a halted vCPU on a virtual
+  // machine) can take far longer than that to wake.
+  auto until = std::chrono::steady_clock::now() + kSpin;
+  while (!job->allFinished() && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
   std::unique_lock<std::mutex> lock(job->mutex);
-  job->finished += ran;
-  job->done.wait(lock, [&] { return job->finished == job->chunks; });
+  job->done.wait(lock, [&] { return job->allFinished(); });
 }
 
 unsigned resolveThreadCount(uint32_t requested) {

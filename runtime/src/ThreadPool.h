@@ -32,7 +32,8 @@ public:
   static constexpr unsigned kMaxThreads = 256;
   /// Chunks per thread of a call, at most one per item.
   static constexpr unsigned kChunksPerThread = 4;
-  /// How long an idle worker polls for the next call before it sleeps.
+  /// How long an idle worker polls for the next call, and a caller for
+  /// the workers to finish its call, before sleeping.
   static constexpr std::chrono::microseconds kSpin{200};
 
   /// Runs `body` over the contiguous chunks of [0, n).
