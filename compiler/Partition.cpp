@@ -82,6 +82,13 @@ private:
                                      ArrayRef<Value> args,
                                      ArrayRef<Value> resultValues,
                                      ArrayRef<SmallVector<Value>> resultExtents);
+  /// The `plan.dispatch` of `op` (a graph op or a dispatch region) over
+  /// `args`, the plan tensors of the graph values `sources`: its kernel, its
+  /// results `written` (indices into op's results, with their `extents`),
+  /// and the arguments they overwrite; maps those results to the plan's.
+  void createDispatch(Operation *op, ArrayRef<Value> sources,
+                      ArrayRef<Value> args, ArrayRef<unsigned> written,
+                      SmallVector<SmallVector<Value>> extents);
   /// One dispatch for all the ops of `region`.
   LogicalResult lowerDispatchRegion(DispatchRegionOp region);
   LogicalResult lowerReturn(func::ReturnOp op);
@@ -601,37 +608,46 @@ LogicalResult Partitioner::lowerDispatchRegion(DispatchRegionOp region) {
   }
   auto yielded =
       cast<YieldOp>(region.getBody().front().getTerminator()).getValues();
-  SmallVector<Value> resultDynamicDims, resultValues;
-  SmallVector<SmallVector<Value>> resultExtents;
-  SmallVector<Type> resultTypes;
   SmallVector<unsigned> written = writtenResults(region);
-  for (unsigned i : written) {
-    llvm::append_range(resultDynamicDims,
-                       dynamicOf(yielded[i].getType(), inner[yielded[i]]));
-    resultTypes.push_back(yielded[i].getType());
-    resultValues.push_back(region.getResult(i));
-    resultExtents.push_back(inner[yielded[i]]);
+  SmallVector<SmallVector<Value>> extents;
+  for (unsigned i : written)
+    extents.push_back(inner[yielded[i]]);
+  createDispatch(region, sources, args, written, std::move(extents));
+  return success();
+}
+
+void Partitioner::createDispatch(Operation *op, ArrayRef<Value> sources,
+                                 ArrayRef<Value> args,
+                                 ArrayRef<unsigned> written,
+                                 SmallVector<SmallVector<Value>> extents) {
+  SmallVector<Value> resultDynamicDims, resultValues;
+  SmallVector<Type> resultTypes;
+  for (auto [i, e] : llvm::zip(written, extents)) {
+    Type type = op->getResult(i).getType();
+    llvm::append_range(resultDynamicDims, dynamicOf(type, e));
+    resultTypes.push_back(type);
+    resultValues.push_back(op->getResult(i));
   }
-  std::string symbol = createKernel(region);
+  std::string symbol = createKernel(op);
   SmallVector<int64_t> tied =
-      tiedArguments(region, sources, args, resultValues, resultExtents);
+      tiedArguments(op, sources, args, resultValues, extents);
   auto dispatch = plan::DispatchOp::create(
-      builder, region.getLoc(), resultTypes,
+      builder, op->getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
       resultDynamicDims,
       tied.empty() ? DenseI64ArrayAttr() : builder.getDenseI64ArrayAttr(tied));
-  for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
-    values.map(region.getResult(i), planResult);
-    dims[planResult] = inner[yielded[i]];
+  for (auto [i, planResult, e] :
+       llvm::zip(written, dispatch.getResults(), extents)) {
+    values.map(op->getResult(i), planResult);
+    dims[planResult] = std::move(e);
   }
-  return success();
 }
 
 LogicalResult Partitioner::lowerDispatch(Operation *op) {
   FailureOr<SmallVector<SmallVector<Value>>> extents = resultDims(op);
   if (failed(extents))
     return failure();
-  SmallVector<Value> args, sources, resultDynamicDims;
+  SmallVector<Value> args, sources;
   for (OpOperand &operand : op->getOpOperands()) {
     if (inlinedIntoKernel(operand))
       continue;
@@ -641,29 +657,11 @@ LogicalResult Partitioner::lowerDispatch(Operation *op) {
     args.push_back(*arg);
     sources.push_back(operand.get());
   }
-  SmallVector<Type> resultTypes;
-  SmallVector<Value> resultValues;
-  SmallVector<SmallVector<Value>> resultExtents;
   SmallVector<unsigned> written = writtenResults(op);
-  for (unsigned i : written) {
-    Type type = op->getResult(i).getType();
-    llvm::append_range(resultDynamicDims, dynamicOf(type, (*extents)[i]));
-    resultTypes.push_back(type);
-    resultValues.push_back(op->getResult(i));
-    resultExtents.push_back((*extents)[i]);
-  }
-  std::string symbol = createKernel(op);
-  SmallVector<int64_t> tied =
-      tiedArguments(op, sources, args, resultValues, resultExtents);
-  auto dispatch = plan::DispatchOp::create(
-      builder, op->getLoc(), resultTypes,
-      FlatSymbolRefAttr::get(builder.getContext(), symbol), args,
-      resultDynamicDims,
-      tied.empty() ? DenseI64ArrayAttr() : builder.getDenseI64ArrayAttr(tied));
-  for (auto [i, planResult] : llvm::zip(written, dispatch.getResults())) {
-    values.map(op->getResult(i), planResult);
-    dims[planResult] = std::move((*extents)[i]);
-  }
+  SmallVector<SmallVector<Value>> writtenExtents;
+  for (unsigned i : written)
+    writtenExtents.push_back(std::move((*extents)[i]));
+  createDispatch(op, sources, args, written, std::move(writtenExtents));
   return success();
 }
 
