@@ -12,12 +12,18 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace tessel {
 
 /// The width of the CPU's register tile in vectors.
 constexpr int64_t kTileVectors = 2;
+
+/// The lanes of a SIMD vector of `element`s (bytes at the least).
+inline int64_t lanesOf(mlir::Type element, unsigned vectorBits) {
+  return vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
+}
 
 /// Rows of the CPU's register tile for SIMD registers of `vectorBits`: 4 x 2
 /// accumulators in AVX2's 16 registers, 8 x 2 in AVX-512's 32. Measured on

@@ -100,11 +100,6 @@ std::optional<SmallVector<int64_t>> linearForm(AffineExpr expr,
   return coefficients;
 }
 
-/// The lanes of a SIMD vector of `element`s (bytes at the least).
-int64_t lanesOf(Type element, unsigned vectorBits) {
-  return vectorBits / std::max(8u, element.getIntOrFloatBitWidth());
-}
-
 /// The output-channel loop `f` along which a contraction's vectors run
 /// instead of the output's last loop `w` (see registerVectorLoop): `w` has
 /// a static extent shorter than a register tile's two vectors, or an input
@@ -124,7 +119,7 @@ std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   if (!isa<FloatType>(element))
     return std::nullopt;
-  int64_t lanes = lanesOf(element, vectorBits);
+  int64_t lanes = tessel::lanesOf(element, vectorBits);
   std::optional<int64_t> width = staticLoopExtent(op, *w);
   // A window or a stride along `w` (a 3x3 Conv's ow + kw, a strided
   // Conv's 2 * ow) makes the vectors along `w` re-read overlapping or
@@ -188,7 +183,7 @@ struct RegisterTile {
 /// padding wastes lanes).
 int64_t vectorTileWidth(linalg::LinalgOp op, unsigned n, Type element,
                         unsigned vectorBits) {
-  int64_t lanes = lanesOf(element, vectorBits);
+  int64_t lanes = tessel::lanesOf(element, vectorBits);
   std::optional<int64_t> extent = staticLoopExtent(op, n);
   return extent && *extent <= lanes ? lanes : kTileVectors * lanes;
 }
@@ -309,7 +304,7 @@ linalg::LinalgOp mergeNarrowRows(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!row || *row + 1 != *n || !element.isIntOrFloat() ||
       op.getIteratorTypesArray()[*n - 1] != utils::IteratorType::parallel)
     return op;
-  int64_t lanes = lanesOf(element, vectorBits);
+  int64_t lanes = tessel::lanesOf(element, vectorBits);
   std::optional<int64_t> width = staticLoopExtent(op, *n);
   std::optional<int64_t> height = staticLoopExtent(op, *n - 1);
   if (!width || !height || *width >= kTileVectors * lanes || *height < 2)

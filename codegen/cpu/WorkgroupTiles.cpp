@@ -50,8 +50,7 @@ int64_t granule(linalg::LinalgOp op, unsigned dim, unsigned vectorBits) {
     Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
       return 1;
-    return tessel::kTileVectors *
-           std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
+    return tessel::kTileVectors * tessel::lanesOf(element, vectorBits);
   }
   return tessel::registerRowLoop(op, n) == dim
              ? tessel::registerTileRows(vectorBits)
