@@ -31,6 +31,9 @@ bool sameDim(int64_t a, int64_t b);
 /// contract computes and checks it).
 bool sameOrDynamicDim(int64_t a, int64_t b);
 
+/// Prints an extent as in a type: `?` for a dynamic one.
+std::string extent(int64_t d);
+
 /// Checks that `type` has `expected` extents, each pair by `agree`.
 mlir::LogicalResult checkShape(mlir::Operation *op, mlir::RankedTensorType type,
                                llvm::ArrayRef<int64_t> expected,
