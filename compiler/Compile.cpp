@@ -23,6 +23,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 
@@ -42,6 +43,45 @@ static bool emitted(tessel::CompileOptions &options, StringRef stage,
   module.print(os, flags);
   return true;
 }
+
+namespace {
+/// Reports a stage to CompileOptions::onStage: its begin on construction,
+/// its end on end() or, failed, on destruction (an early error return).
+class StageScope {
+public:
+  StageScope(const tessel::CompileOptions &options, std::string name,
+             unsigned index, unsigned count)
+      : options(options), name(std::move(name)), index(index), count(count) {
+    send(tessel::CompileStageEvent::Kind::Begin, true);
+  }
+  StageScope(const StageScope &) = delete;
+  StageScope &operator=(const StageScope &) = delete;
+  ~StageScope() { end(/*ok=*/false); }
+  void end(bool ok = true) {
+    if (ended)
+      return;
+    ended = true;
+    send(tessel::CompileStageEvent::Kind::End, ok);
+  }
+
+private:
+  void send(tessel::CompileStageEvent::Kind kind, bool ok) {
+    if (!options.onStage)
+      return;
+    tessel::CompileStageEvent event;
+    event.kind = kind;
+    event.name = name;
+    event.index = index;
+    event.count = count;
+    event.ok = ok;
+    options.onStage(event);
+  }
+  const tessel::CompileOptions &options;
+  std::string name;
+  unsigned index, count;
+  bool ended = false;
+};
+} // namespace
 
 const std::vector<std::string> &tessel::emitStages() {
   static const std::vector<std::string> stages = {
@@ -112,14 +152,19 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       return emitError(fileLoc) << "unknown target '" << target << "'";
   }
 
+  // import, graph passes, partition, kernel lowering, codegen per target.
+  const unsigned stageCount = 4 + options.targets.size();
+  StageScope importStage(options, "import", 1, stageCount);
   OwningOpRef<ModuleOp> module = importOnnxModel(context, modelPath);
   if (!module)
     return failure();
+  importStage.end();
   if (emitted(options, "graph", *module))
     return success();
 
   // Graph passes: folding (Identity, reshape chains, constants), weight
   // layouts, CSE.
+  StageScope graphStage(options, "graph passes", 2, stageCount);
   PassManager graphPasses(&context);
   graphPasses.addPass(createCanonicalizerPass());
   graphPasses.addPass(createFoldBatchNormPass());
@@ -129,11 +174,13 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createCSEPass());
   if (failed(graphPasses.run(*module)))
     return failure();
+  graphStage.end();
   if (emitted(options, "graph-opt", *module))
     return success();
 
   // Partitioning: the plan (host program) and one kernel per compute op.
   // Canonicalization folds the plan's static shape arithmetic and checks.
+  StageScope partitionStage(options, "partition", 3, stageCount);
   auto graph = module->lookupSymbol<func::FuncOp>("main");
   OwningOpRef<ModuleOp> plan = ModuleOp::create(fileLoc);
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(fileLoc);
@@ -144,23 +191,36 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   planPasses.addPass(createCSEPass());
   if (failed(planPasses.run(*plan)))
     return failure();
-  if (emitted(options, "plan", *plan) || emitted(options, "kernels", *kernels))
+  if (emitted(options, "plan", *plan) ||
+      emitted(options, "kernels", *kernels)) {
+    partitionStage.end();
     return success();
+  }
   artifact.producer = "tessel-compile 0.1";
   artifact.modelName = std::filesystem::path(modelPath).stem().string();
   if (failed(serializePlan(plan->lookupSymbol<func::FuncOp>("main"), artifact)))
     return failure();
+  partitionStage.end();
 
+  StageScope loweringStage(options, "kernel lowering", 4, stageCount);
   PassManager shared(&context);
   buildSharedLoweringPipeline(shared);
   if (failed(shared.run(*kernels)))
     return failure();
+  loweringStage.end();
 
   // Each target tiles its own copy; the stages (and so the plan's launches
   // and workspaces) must come out the same on every target.
   std::vector<std::string> symbols;
   std::optional<std::string> firstStages;
+  unsigned targetIndex = 0;
   for (const std::string &target : options.targets) {
+    // "pipeline" only prints the pass pipelines: no codegen stage runs.
+    std::optional<StageScope> codegenStage;
+    ++targetIndex;
+    if (options.emit != "pipeline")
+      codegenStage.emplace(options, "codegen " + target, 4 + targetIndex,
+                           stageCount);
     OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*kernels)->clone());
     format::TargetBinary binary;
     binary.target = target;
@@ -193,8 +253,10 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     if (!firstStages) {
       if (failed(expandStages(*copy, artifact)))
         return failure();
-      if (emitted(options, "linalg", *copy))
+      if (emitted(options, "linalg", *copy)) {
+        codegenStage->end();
         return success();
+      }
       for (const format::Kernel &k : artifact.kernels)
         symbols.push_back(k.symbol);
       firstStages = signature;
@@ -206,8 +268,10 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     }
     if (failed(pm.run(*copy)))
       return failure();
-    if (emitted(options, "llvm", *copy))
+    if (emitted(options, "llvm", *copy)) {
+      codegenStage->end();
       return success();
+    }
     if (failed(collectLaunchConfigs(*copy, symbols, target,
                                     binary.launchConfigs)))
       return failure();
@@ -227,6 +291,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       return emitError(fileLoc)
              << "code generation for " << target << " failed: " << error;
     artifact.binaries.push_back(std::move(binary));
+    codegenStage->end();
   }
   if (options.emit == "pipeline")
     return success();

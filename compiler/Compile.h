@@ -12,10 +12,26 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace tessel {
+
+/// A stage of compileOnnxModel starts or ends. The stages, in order:
+/// "import", "graph passes", "partition", "kernel lowering" (the lowering
+/// every target shares), then "codegen TARGET" per target; a compile that
+/// stops early (CompileOptions::emit) runs only some. Every stage that
+/// begins also ends, with `ok` false when the compile fails in it.
+struct CompileStageEvent {
+  enum class Kind { Begin, End };
+  Kind kind = Kind::Begin;
+  std::string name;
+  /// 1-based position of the stage, and the number of stages a full
+  /// compile with these options runs.
+  unsigned index = 0, count = 0;
+  bool ok = true; ///< End only: whether the stage succeeded
+};
 
 struct CompileOptions {
   /// Targets to generate code for: "cpu" (default), "cuda:sm_80",
@@ -39,6 +55,9 @@ struct CompileOptions {
   /// the artifact.
   std::string emit;
   std::string emitted;
+  /// Called on the compiling thread at the start and end of each stage
+  /// (progress, timings); may be empty. The compiler does no terminal I/O.
+  std::function<void(const CompileStageEvent &)> onStage;
 };
 
 /// The stages CompileOptions::emit accepts.

@@ -4,6 +4,10 @@
 // tessel-compile --list-ops
 // tessel-compile --check-supported MODEL.onnx...
 //
+// On a terminal, a compile that runs for more than a second shows its
+// current stage on stderr ("[5/6] codegen cpu 2.1 s", rewritten in place and
+// cleared at the end); --timings prints each stage's time after a compile.
+//
 // A thin main over tessel::compileOnnxModel (and, for the two queries, the
 // frontend's op registry and importer). Errors print one line,
 // "tessel-compile: error: <file>: node '<n>' (<op>): <message>", and exit 2;
@@ -22,11 +26,16 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <unistd.h>
 
 static const char *kUsage =
     "usage: tessel-compile MODEL.onnx -o OUT.tsl [--target TARGET]... "
@@ -59,10 +68,144 @@ static const char *kUsage =
     "  --dump-binaries DIR\n"
     "                     also write each target's code to DIR/<target>.so,\n"
     "                     .ptx or .hsaco (':' in the target becomes '_')\n"
+    "  --timings          after compiling, print the time of each stage\n"
+    "                     (import, graph passes, partition, kernel lowering,\n"
+    "                     codegen per target, write) and the total to stderr\n"
     "  --cpu-gpu-tiles    test aid: the cpu target takes the workgroup tiles\n"
     "                     a GPU target would choose, so that the GPU's tiling\n"
     "                     and fusion are checked numerically on the CPU\n"
-    "  -h, --help         this text\n";
+    "  -h, --help         this text\n"
+    "\n"
+    "When stderr is a terminal, a compile that takes more than a second shows\n"
+    "its current stage there, on one line that is cleared at the end.\n";
+
+using Clock = std::chrono::steady_clock;
+
+static double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Follows the compile's stages: records each one's time (--timings) and,
+/// when `progress`, shows the current one on stderr once the compile has run
+/// for more than a second, from a thread that redraws it while it lasts.
+class StageReporter {
+public:
+  explicit StageReporter(bool progress) : start(Clock::now()) {
+    if (progress)
+      drawer = std::thread([this] { drawLoop(); });
+  }
+  StageReporter(const StageReporter &) = delete;
+  StageReporter &operator=(const StageReporter &) = delete;
+  ~StageReporter() { finish(); }
+
+  /// `extra` stages run after the compiler's (the write).
+  void setExtraStages(unsigned n) {
+    std::lock_guard<std::mutex> lock(mutex);
+    extra = n;
+  }
+
+  void onStage(const tessel::CompileStageEvent &e) {
+    if (e.kind == tessel::CompileStageEvent::Kind::End)
+      return end();
+    unsigned count;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      compilerCount = e.count;
+      count = e.count + extra;
+    }
+    begin(e.name, e.index, count);
+  }
+  void begin(const std::string &name, unsigned index, unsigned count) {
+    std::lock_guard<std::mutex> lock(mutex);
+    current = "[" + std::to_string(index) + "/" + std::to_string(count) +
+              "] " + name;
+    stageStart = Clock::now();
+    stageName = name;
+  }
+  void end() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stageName.empty())
+      return;
+    timings.push_back({stageName, secondsSince(stageStart)});
+    stageName.clear();
+    current.clear();
+  }
+  /// The number of stages the compiler announced (0 before the first).
+  unsigned compilerStages() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return compilerCount;
+  }
+
+  /// Erases the progress line (before an error message is printed).
+  void clearLine() {
+    std::lock_guard<std::mutex> lock(mutex);
+    clearLocked();
+  }
+
+  /// Stops the progress thread and erases its line.
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    if (drawer.joinable())
+      drawer.join();
+    clearLine();
+  }
+
+  void printTimings(std::ostream &os) {
+    std::lock_guard<std::mutex> lock(mutex);
+    os << "timings:\n";
+    char line[160];
+    for (const auto &[name, seconds] : timings) {
+      std::snprintf(line, sizeof(line), "  %-24s %9.3f s\n", name.c_str(),
+                    seconds);
+      os << line;
+    }
+    std::snprintf(line, sizeof(line), "  %-24s %9.3f s\n", "total",
+                  secondsSince(start));
+    os << line;
+  }
+
+private:
+  void drawLoop() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopping) {
+      wake.wait_for(lock, std::chrono::milliseconds(100));
+      if (stopping || current.empty() || secondsSince(start) <= 1.0)
+        continue;
+      char elapsed[32];
+      std::snprintf(elapsed, sizeof(elapsed), " %.1f s",
+                    secondsSince(stageStart));
+      std::string line = current + " ..." + elapsed;
+      if (line.size() > 79)
+        line = line.substr(0, 79);
+      size_t pad = shownWidth > line.size() ? shownWidth - line.size() : 0;
+      std::fprintf(stderr, "\r%s%*s", line.c_str(), static_cast<int>(pad),
+                   "");
+      std::fflush(stderr);
+      shownWidth = line.size();
+    }
+  }
+  void clearLocked() {
+    if (shownWidth == 0)
+      return;
+    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shownWidth), "");
+    std::fflush(stderr);
+    shownWidth = 0;
+  }
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::thread drawer;
+  bool stopping = false;
+  Clock::time_point start, stageStart;
+  std::string current, stageName;
+  unsigned extra = 0, compilerCount = 0;
+  size_t shownWidth = 0; ///< characters of the progress line on screen
+  std::vector<std::pair<std::string, double>> timings;
+};
 
 static int usageError(const std::string &message) {
   std::cerr << "tessel-compile: error: " << message << "\n"
@@ -118,9 +261,48 @@ static int checkSupported(const std::vector<std::string> &models) {
   return allSupported ? 0 : 1;
 }
 
+/// Writes --dump-binaries and the artifact (through a temporary name, so a
+/// failure leaves no partial artifact); on failure sets `error`.
+static bool writeOutputs(const tessel::format::Artifact &artifact,
+                         const std::string &output, const std::string &dumpDir,
+                         std::string &error) {
+  if (!dumpDir.empty())
+    for (const tessel::format::TargetBinary &b : artifact.binaries) {
+      std::string name = b.target;
+      std::replace(name.begin(), name.end(), ':', '_');
+      const char *ext =
+          b.format == tessel::format::TargetBinary::Format::Ptx     ? ".ptx"
+          : b.format == tessel::format::TargetBinary::Format::Hsaco ? ".hsaco"
+                                                                    : ".so";
+      std::ofstream out(dumpDir + "/" + name + ext, std::ios::binary);
+      out.write(reinterpret_cast<const char *>(b.bytes.data()), b.bytes.size());
+      if (!out) {
+        error = dumpDir + ": cannot write the target binaries";
+        return false;
+      }
+    }
+  std::vector<uint8_t> bytes = tessel::format::serialize(artifact);
+  std::string temp = output + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    if (!out) {
+      std::remove(temp.c_str());
+      error = output + ": cannot write the artifact";
+      return false;
+    }
+  }
+  if (std::rename(temp.c_str(), output.c_str()) != 0) {
+    error = output + ": " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   std::string input, output, dumpDir;
-  bool report = false;
+  bool report = false, timings = false;
   std::vector<std::string> models;
   bool checkMode = false;
   tessel::CompileOptions options;
@@ -160,6 +342,8 @@ int main(int argc, char **argv) {
     } else if (arg == "--dump-binaries") {
       if (!value(dumpDir))
         return usageError("--dump-binaries needs a folder");
+    } else if (arg == "--timings") {
+      timings = true;
     } else if (arg == "--cpu-gpu-tiles") {
       options.cpuWithGpuTiles = true;
     } else if (arg == "--mcpu") {
@@ -184,6 +368,14 @@ int main(int argc, char **argv) {
   if (options.targets.empty())
     options.targets.push_back("cpu");
 
+  // Progress only on a terminal; the reporter also keeps the timings.
+  StageReporter stages(isatty(STDERR_FILENO) == 1);
+  bool writes = options.emit.empty() && !output.empty();
+  stages.setExtraStages(writes ? 1 : 0);
+  options.onStage = [&](const tessel::CompileStageEvent &e) {
+    stages.onStage(e);
+  };
+
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -194,6 +386,7 @@ int main(int argc, char **argv) {
     if (d.getSeverity() != mlir::DiagnosticSeverity::Error || reported)
       return mlir::success();
     reported = true;
+    stages.clearLine();
     std::cerr << "tessel-compile: error: " << errorText(d) << "\n";
     return mlir::success();
   });
@@ -201,53 +394,41 @@ int main(int argc, char **argv) {
   tessel::format::Artifact artifact;
   if (mlir::failed(
           tessel::compileOnnxModel(context, input, options, artifact))) {
+    stages.finish();
     if (!reported)
       std::cerr << "tessel-compile: error: " << input
                 << ": compilation failed\n";
     return 2;
   }
+  if (!writes)
+    stages.finish();
   if (!options.emit.empty()) {
     std::cout << options.emitted;
+    if (timings)
+      stages.printTimings(std::cerr);
     return 0;
   }
   if (report) {
+    stages.clearLine();
     std::cout << tessel::reportArtifact(artifact);
-    if (output.empty())
+    if (output.empty()) {
+      if (timings)
+        stages.printTimings(std::cerr);
       return 0;
-  }
-  if (!dumpDir.empty())
-    for (const tessel::format::TargetBinary &b : artifact.binaries) {
-      std::string name = b.target;
-      std::replace(name.begin(), name.end(), ':', '_');
-      const char *ext =
-          b.format == tessel::format::TargetBinary::Format::Ptx     ? ".ptx"
-          : b.format == tessel::format::TargetBinary::Format::Hsaco ? ".hsaco"
-                                                                    : ".so";
-      std::ofstream out(dumpDir + "/" + name + ext, std::ios::binary);
-      out.write(reinterpret_cast<const char *>(b.bytes.data()), b.bytes.size());
-      if (!out) {
-        std::cerr << "tessel-compile: error: " << dumpDir
-                  << ": cannot write the target binaries\n";
-        return 1;
-      }
-    }
-  std::vector<uint8_t> bytes = tessel::format::serialize(artifact);
-  std::string temp = output + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
-    if (!out) {
-      std::remove(temp.c_str());
-      std::cerr << "tessel-compile: error: " << output
-                << ": cannot write the artifact\n";
-      return 1;
     }
   }
-  if (std::rename(temp.c_str(), output.c_str()) != 0) {
-    std::remove(temp.c_str());
-    std::cerr << "tessel-compile: error: " << output << ": "
-              << std::strerror(errno) << "\n";
+  // Target binaries (--dump-binaries) and the artifact.
+  unsigned writeIndex = stages.compilerStages() + 1;
+  stages.begin("write", writeIndex, writeIndex);
+  std::string writeError;
+  bool written = writeOutputs(artifact, output, dumpDir, writeError);
+  stages.end();
+  stages.finish();
+  if (!written) {
+    std::cerr << "tessel-compile: error: " << writeError << "\n";
     return 1;
   }
+  if (timings)
+    stages.printTimings(std::cerr);
   return 0;
 }
