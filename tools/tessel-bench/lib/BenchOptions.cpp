@@ -8,6 +8,8 @@
 
 #include "BenchOptions.h"
 
+#include "ToolSupport.h"
+
 #include <cmath>
 #include <cstdlib>
 
@@ -79,174 +81,111 @@ device), 1 internal error.
 
 namespace {
 
-bool parseUnsigned(const std::string &text, uint64_t max, uint64_t &value) {
-  if (text.empty() || text.size() > 19)
-    return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9')
-      return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (v > max)
-    return false;
-  value = v;
-  return true;
-}
+using tools::parseUnsigned;
 
-/// "A,B,C" of integers in [min, max].
-bool parseList(const std::string &text, uint64_t min, uint64_t max,
-               std::vector<uint64_t> &values) {
+/// "A,B,C" (with `separator` ',') of integers in [min, max].
+bool parseList(const std::string &text, char separator, uint64_t min,
+               uint64_t max, std::vector<uint64_t> &values) {
   values.clear();
   size_t start = 0;
   while (true) {
-    size_t comma = text.find(',', start);
+    size_t end = text.find(separator, start);
     std::string item = text.substr(
-        start, comma == std::string::npos ? std::string::npos : comma - start);
+        start, end == std::string::npos ? std::string::npos : end - start);
     uint64_t v;
     if (!parseUnsigned(item, max, v) || v < min)
       return false;
     values.push_back(v);
-    if (comma == std::string::npos)
+    if (end == std::string::npos)
       return true;
-    start = comma + 1;
+    start = end + 1;
   }
 }
 
 } // namespace
 
 bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
-  dims.clear();
-  size_t start = 0;
-  while (true) {
-    size_t x = text.find('x', start);
-    std::string item = text.substr(
-        start, x == std::string::npos ? std::string::npos : x - start);
-    uint64_t v;
-    if (!parseUnsigned(item, uint64_t(1) << 40, v))
-      return false;
-    dims.push_back(static_cast<int64_t>(v));
-    if (x == std::string::npos)
-      return true;
-    start = x + 1;
-  }
+  std::vector<uint64_t> values;
+  if (!parseList(text, 'x', 0, uint64_t(1) << 40, values))
+    return false;
+  dims.assign(values.begin(), values.end());
+  return true;
 }
 
 bool parseOptions(const std::vector<std::string> &args, Options &out,
                   std::string &error) {
   out = Options();
   bool timeGiven = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    std::string flag = arg, value;
-    bool inlineValue = false;
-    if (arg.rfind("--", 0) == 0) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        flag = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        inlineValue = true;
-      }
-    }
-    auto takeValue = [&](std::string &dst) {
-      if (inlineValue) {
-        dst = value;
-        return true;
-      }
-      if (i + 1 >= args.size()) {
-        error = "option " + flag + " needs a value";
+  tools::OptionCursor arg(args, error);
+  while (arg.next()) {
+    if (arg.is("-h", "--help")) {
+      if (!arg.takeFlag(out.help))
         return false;
-      }
-      dst = args[++i];
-      return true;
-    };
-    auto noValue = [&] {
-      if (inlineValue)
-        error = "option " + flag + " takes no value";
-      return !inlineValue;
-    };
-    auto bad = [&](const std::string &text, const char *what) {
-      error = "option " + flag + " needs " + what + ", got '" + text + "'";
-      return false;
-    };
-
-    if (flag == "-h" || flag == "--help") {
-      if (!noValue())
+    } else if (arg.is("-i", "--input")) {
+      if (!arg.appendValue(out.inputs))
         return false;
-      out.help = true;
-    } else if (flag == "-i" || flag == "--input") {
-      std::string v;
-      if (!takeValue(v))
+    } else if (arg.is("-s", "--shape")) {
+      if (!arg.appendValue(out.shapes))
         return false;
-      out.inputs.push_back(v);
-    } else if (flag == "-s" || flag == "--shape") {
-      std::string v;
-      if (!takeValue(v))
-        return false;
-      out.shapes.push_back(v);
-    } else if (flag == "-d" || flag == "--device") {
-      if (!takeValue(out.device))
+    } else if (arg.is("-d", "--device")) {
+      if (!arg.takeValue(out.device))
         return false;
       if (out.device.empty())
-        return bad(out.device, "a device (cpu, cuda, cuda:N, hip, hip:N)");
-    } else if (flag == "-t" || flag == "--threads") {
+        return arg.invalid(out.device,
+                           "a device (cpu, cuda, cuda:N, hip, hip:N)");
+    } else if (arg.is("-t", "--threads")) {
       std::string v;
       std::vector<uint64_t> list;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
-      if (!parseList(v, 0, 1000000, list))
-        return bad(v, "a non-negative integer or a list N,N,...");
+      if (!parseList(v, ',', 0, 1000000, list))
+        return arg.invalid(v, "a non-negative integer or a list N,N,...");
       out.threads.assign(list.begin(), list.end());
-    } else if (flag == "-b" || flag == "--batch-sweep") {
+    } else if (arg.is("-b", "--batch-sweep")) {
       std::string v;
       std::vector<uint64_t> list;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
-      if (!parseList(v, 1, uint64_t(1) << 32, list))
-        return bad(v, "a list of positive integers B,B,...");
+      if (!parseList(v, ',', 1, uint64_t(1) << 32, list))
+        return arg.invalid(v, "a list of positive integers B,B,...");
       out.batches.assign(list.begin(), list.end());
-    } else if (flag == "-w" || flag == "--warmup") {
+    } else if (arg.is("-w", "--warmup")) {
       std::string v;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
       if (!parseUnsigned(v, 100000000, out.warmup))
-        return bad(v, "a non-negative integer");
-    } else if (flag == "-n" || flag == "--iterations") {
+        return arg.invalid(v, "a non-negative integer");
+    } else if (arg.is("-n", "--iterations")) {
       std::string v;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
       if (!parseUnsigned(v, 100000000, out.iterations) || out.iterations == 0)
-        return bad(v, "a positive integer");
+        return arg.invalid(v, "a positive integer");
       out.iterationsGiven = true;
-    } else if (flag == "--time") {
+    } else if (arg.is("--time")) {
       std::string v;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
       char *end = nullptr;
       double s = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !std::isfinite(s) || !(s > 0) ||
           s > 1e7)
-        return bad(v, "a positive number of seconds");
+        return arg.invalid(v, "a positive number of seconds");
       out.seconds = s;
       timeGiven = true;
-    } else if (flag == "--seed") {
+    } else if (arg.is("--seed")) {
       std::string v;
-      if (!takeValue(v))
+      if (!arg.takeValue(v))
         return false;
       if (!parseUnsigned(v, UINT64_MAX / 10, out.seed))
-        return bad(v, "a non-negative integer");
-    } else if (flag == "--json") {
-      if (!takeValue(out.jsonPath))
+        return arg.invalid(v, "a non-negative integer");
+    } else if (arg.is("--json")) {
+      if (!arg.takeValue(out.jsonPath))
         return false;
       if (out.jsonPath.empty())
-        return bad(out.jsonPath, "a file or '-'");
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      error = "unknown option '" + arg + "' (see --help)";
+        return arg.invalid(out.jsonPath, "a file or '-'");
+    } else if (!arg.positional(out.artifactPath, out.inputs)) {
       return false;
-    } else if (out.artifactPath.empty()) {
-      out.artifactPath = arg;
-    } else {
-      out.inputs.push_back(arg);
     }
   }
   if (out.help)

@@ -14,6 +14,7 @@
 #include "tessel/tessel.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,8 +23,6 @@
 #include <map>
 #include <optional>
 #include <random>
-#include <thread>
-#include <unistd.h>
 
 namespace tessel::bench {
 
@@ -55,43 +54,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// A failure: the exit code and the message.
-struct ToolError {
-  int exitCode = kExitUserError;
-  std::string message;
-};
-
-int exitCodeOf(const Status &s) {
-  return s.code() == TESSEL_STATUS_INTERNAL ||
-                 s.code() == TESSEL_STATUS_RESOURCE_EXHAUSTED
-             ? kExitInternalError
-             : kExitUserError;
-}
-
-/// `what`: the file or thing the status is about (prefixed unless the
-/// message starts with it).
-ToolError fromStatus(const Status &s, const std::string &what) {
-  std::string message = s.message();
-  if (!what.empty() && message.compare(0, what.size() + 2, what + ": ") != 0)
-    message = what + ": " + message;
-  return {exitCodeOf(s), message};
-}
-
-/// The threads a CPU session given `requested` uses (the rule of
-/// tessel_session_options_t::threads).
-uint32_t cpuThreads(uint32_t requested) {
-  unsigned threads = requested;
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  return std::min(threads, 256u);
-}
-
-std::string stemOf(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  size_t dot = base.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
-}
+using tools::cpuThreads;
+using tools::fromStatus;
+using tools::InputFile;
+using tools::ToolError;
 
 std::string shapeText(const tessel_tensor_info_t &info) {
   std::string s = "[";
@@ -359,42 +325,21 @@ private:
   }
 
   bool readInputs(ToolError &error) {
+    std::vector<std::string> names;
+    for (const Input &in : inputs)
+      names.push_back(in.name);
     for (const std::string &arg : opts.inputs) {
-      std::string name, path = arg;
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos && find(arg.substr(0, eq))) {
-        name = arg.substr(0, eq);
-        path = arg.substr(eq + 1);
-      } else if (eq != std::string::npos && access(arg.c_str(), F_OK) != 0) {
-        return error = {kExitUserError,
-                        "--input " + arg + ": unknown input '" +
-                            arg.substr(0, eq) + "' (inputs: " + inputList() +
-                            ")"},
-               false;
-      }
-      io::HostTensor tensor;
-      std::string message;
-      if (!io::readTensorFile(path, tensor, message))
-        return error = {kExitUserError, message}, false;
-      if (name.empty()) {
-        name = !tensor.name.empty() ? tensor.name : stemOf(path);
-        if (!find(name))
-          return error = {kExitUserError,
-                          path + ": no input is called '" + name +
-                              "' (inputs: " + inputList() +
-                              "); use --input NAME=" + path},
-                 false;
-      }
-      Input &in = *find(name);
-      if (in.file)
-        return error = {kExitUserError, path + ": input '" + name +
-                                            "' is given twice (also by " +
-                                            in.path + ")"},
-               false;
-      if (!checkFile(in.info, tensor, path, error))
+      InputFile file;
+      if (!tools::readInputFile(arg, names, inputList(), "--input " + arg,
+                                file, error))
         return false;
-      in.file = std::move(tensor);
-      in.path = path;
+      Input &in = *find(file.name);
+      if (in.file)
+        return error = tools::inputGivenTwice(file, in.path), false;
+      if (!checkFile(in.info, file.tensor, file.path, error))
+        return false;
+      in.file = std::move(file.tensor);
+      in.path = file.path;
     }
     return true;
   }
@@ -722,26 +667,14 @@ private:
 
 int benchTool(const std::vector<std::string> &args, std::ostream &out,
               std::ostream &err, bool progress) {
-  Options opts;
-  std::string usageError;
-  if (!parseOptions(args, opts, usageError)) {
-    err << "tessel-bench: error: " << usageError << "\n";
-    return kExitUserError;
-  }
-  if (opts.help) {
-    out << usageText();
-    return kExitOk;
-  }
-  ToolError error;
-  try {
-    Tool tool(opts, out, err, progress);
-    if (tool.run(error))
-      return kExitOk;
-  } catch (const std::exception &e) {
-    error = {kExitInternalError, std::string("internal error: ") + e.what()};
-  }
-  err << "tessel-bench: error: " << error.message << "\n";
-  return error.exitCode;
+  return tools::runReporting("tessel-bench", err, [&](ToolError &error) {
+    Options opts;
+    if (!parseOptions(args, opts, error.message)) // a usage error: exit 2
+      return false;
+    if (opts.help)
+      return out << usageText(), true;
+    return Tool(opts, out, err, progress).run(error);
+  });
 }
 
 } // namespace tessel::bench

@@ -11,6 +11,8 @@
 #ifndef TESSEL_TOOLS_TESSEL_BENCH_BENCHTOOL_H
 #define TESSEL_TOOLS_TESSEL_BENCH_BENCHTOOL_H
 
+#include "ToolSupport.h"
+
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -19,9 +21,9 @@
 namespace tessel::bench {
 
 /// Exit codes (those of tessel-run).
-constexpr int kExitOk = 0;
-constexpr int kExitInternalError = 1;
-constexpr int kExitUserError = 2;
+using tools::kExitInternalError;
+using tools::kExitOk;
+using tools::kExitUserError;
 
 /// Summary of the timed runs of one configuration.
 struct LatencyStats {

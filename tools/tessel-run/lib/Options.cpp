@@ -7,6 +7,8 @@
 
 #include "Options.h"
 
+#include "ToolSupport.h"
+
 #include <cstdlib>
 
 namespace tessel::run {
@@ -50,100 +52,55 @@ device), 3 outputs differ from --compare, 1 internal error.
 bool parseOptions(const std::vector<std::string> &args, Options &out,
                   std::string &error) {
   out = Options();
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    std::string flag = arg, value;
-    bool inlineValue = false;
-    if (arg.rfind("--", 0) == 0) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        flag = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        inlineValue = true;
-      }
-    }
-    auto takeValue = [&](std::string &dst) {
-      if (inlineValue) {
-        dst = value;
-        return true;
-      }
-      if (i + 1 >= args.size()) {
-        error = "option " + flag + " needs a value";
+  tools::OptionCursor arg(args, error);
+  while (arg.next()) {
+    if (arg.is("-h", "--help")) {
+      if (!arg.takeFlag(out.help))
         return false;
-      }
-      dst = args[++i];
-      return true;
-    };
-    auto noValue = [&] {
-      if (inlineValue)
-        error = "option " + flag + " takes no value";
-      return !inlineValue;
-    };
-
-    if (flag == "-h" || flag == "--help") {
-      if (!noValue())
+    } else if (arg.is("-p", "--print")) {
+      if (!arg.takeFlag(out.print))
         return false;
-      out.help = true;
-    } else if (flag == "-p" || flag == "--print") {
-      if (!noValue())
+    } else if (arg.is("--profile")) {
+      if (!arg.takeFlag(out.profile))
         return false;
-      out.print = true;
-    } else if (flag == "--profile") {
-      if (!noValue())
+    } else if (arg.is("-i", "--input")) {
+      if (!arg.appendValue(out.inputs))
         return false;
-      out.profile = true;
-    } else if (flag == "-i" || flag == "--input") {
-      std::string input;
-      if (!takeValue(input))
-        return false;
-      out.inputs.push_back(input);
-    } else if (flag == "-o" || flag == "--output-dir") {
-      if (!takeValue(out.outputDir))
+    } else if (arg.is("-o", "--output-dir")) {
+      if (!arg.takeValue(out.outputDir))
         return false;
       out.outputDirGiven = true;
-    } else if (flag == "-d" || flag == "--device") {
-      if (!takeValue(out.device))
+    } else if (arg.is("-d", "--device")) {
+      if (!arg.takeValue(out.device))
         return false;
-    } else if (flag == "-t" || flag == "--threads") {
+    } else if (arg.is("-t", "--threads")) {
       std::string text;
-      if (!takeValue(text))
+      uint64_t v;
+      if (!arg.takeValue(text))
         return false;
-      char *end = nullptr;
-      unsigned long v = std::strtoul(text.c_str(), &end, 10);
-      if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' ||
-          v > 1000000) {
-        error = "option " + flag + " needs a non-negative integer, got '" +
-                text + "'";
-        return false;
-      }
+      if (!tools::parseUnsigned(text, 1000000, v))
+        return arg.invalid(text, "a non-negative integer");
       out.threads = static_cast<uint32_t>(v);
-    } else if (flag == "--runs" || flag == "--rtol" || flag == "--atol") {
+    } else if (arg.is("--runs") || arg.is("--rtol") || arg.is("--atol")) {
+      bool runs = arg.is("--runs");
       std::string text;
-      if (!takeValue(text))
+      if (!arg.takeValue(text))
         return false;
       char *end = nullptr;
       double v = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !(v >= 0) ||
-          (flag == "--runs" && (v != static_cast<int>(v) || v > 1e6))) {
-        error = "option " + flag + " needs a non-negative " +
-                (flag == "--runs" ? "integer" : "number") + ", got '" + text +
-                "'";
-        return false;
-      }
-      if (flag == "--runs")
+          (runs && (v > 1e6 || v != static_cast<int>(v))))
+        return arg.invalid(text, runs ? "a non-negative integer"
+                                      : "a non-negative number");
+      if (runs)
         out.runs = static_cast<int>(v);
       else
-        (flag == "--rtol" ? out.rtol : out.atol) = v;
-    } else if (flag == "--compare") {
-      if (!takeValue(out.compareDir))
+        (arg.is("--rtol") ? out.rtol : out.atol) = v;
+    } else if (arg.is("--compare")) {
+      if (!arg.takeValue(out.compareDir))
         return false;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      error = "unknown option '" + arg + "' (see --help)";
+    } else if (!arg.positional(out.artifactPath, out.inputs)) {
       return false;
-    } else if (out.artifactPath.empty()) {
-      out.artifactPath = arg;
-    } else {
-      out.inputs.push_back(arg);
     }
   }
   if (!out.help && out.artifactPath.empty()) {

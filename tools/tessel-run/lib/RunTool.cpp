@@ -21,22 +21,15 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <thread>
-#include <unistd.h>
 
 namespace tessel::run {
 
 namespace {
 
-/// The threads a session given `requested` uses, by the rule of
-/// tessel_session_options_t::threads: 0 is the number of cores, and at
-/// most 256 are used.
-unsigned cpuThreads(uint32_t requested) {
-  unsigned threads = requested;
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  return std::min(threads, 256u);
-}
+using tools::cpuThreads;
+using tools::fromStatus;
+using tools::InputFile;
+using tools::ToolError;
 
 /// Kernel times of profiled runs, summed per ONNX node (a node's kernel may
 /// have several stages).
@@ -89,37 +82,6 @@ private:
   std::map<std::string, size_t> index;
 };
 
-
-/// A failure: the exit code and "<file>: <message>".
-struct ToolError {
-  int exitCode = kExitUserError;
-  std::string message;
-};
-
-/// Internal failures of the runtime are exit 1; everything else is about
-/// what the user gave us.
-int exitCodeOf(const Status &s) {
-  return s.code() == TESSEL_STATUS_INTERNAL ||
-                 s.code() == TESSEL_STATUS_RESOURCE_EXHAUSTED
-             ? kExitInternalError
-             : kExitUserError;
-}
-
-ToolError fromStatus(const Status &s, const std::string &file) {
-  std::string message = s.message();
-  // Messages of artifact loading already start with the path.
-  if (!file.empty() && message.compare(0, file.size() + 2, file + ": ") != 0)
-    message = file + ": " + message;
-  return {exitCodeOf(s), message};
-}
-
-std::string stemOf(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  size_t dot = base.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
-}
-
 struct BoundInput {
   std::string path;
   io::HostTensor tensor;
@@ -146,13 +108,6 @@ private:
     return true;
   }
 
-  bool isInputName(const std::string &name) const {
-    for (const std::string &n : inputNames)
-      if (n == name)
-        return true;
-    return false;
-  }
-
   std::string inputList() const {
     std::string s;
     for (const std::string &n : inputNames)
@@ -160,49 +115,16 @@ private:
     return s.empty() ? "none" : s;
   }
 
-  /// Splits an --input argument into the input name and the file.
-  bool splitInput(const std::string &arg, std::string &name, std::string &path,
-                  ToolError &error) {
-    size_t eq = arg.find('=');
-    if (eq != std::string::npos && isInputName(arg.substr(0, eq))) {
-      name = arg.substr(0, eq);
-      path = arg.substr(eq + 1);
-      return true;
-    }
-    if (eq != std::string::npos && access(arg.c_str(), F_OK) != 0) {
-      error = {kExitUserError, artifactPath + ": unknown input '" +
-                                   arg.substr(0, eq) +
-                                   "' (inputs: " + inputList() + ")"};
-      return false;
-    }
-    name.clear(); // taken from the file
-    path = arg;
-    return true;
-  }
-
   bool readInputs(const Options &opts, ToolError &error) {
     for (const std::string &arg : opts.inputs) {
-      std::string name, path, message;
-      if (!splitInput(arg, name, path, error))
+      InputFile file;
+      if (!tools::readInputFile(arg, inputNames, inputList(), artifactPath,
+                                file, error))
         return false;
-      BoundInput input{path, {}};
-      if (!io::readTensorFile(path, input.tensor, message))
-        return error = {kExitUserError, message}, false;
-      if (name.empty()) {
-        name = !input.tensor.name.empty() ? input.tensor.name : stemOf(path);
-        if (!isInputName(name))
-          return error = {kExitUserError, path + ": no input is called '" +
-                                              name +
-                                              "' (inputs: " + inputList() +
-                                              "); use --input NAME=" + path},
-                 false;
-      }
-      if (inputs.count(name))
-        return error = {kExitUserError, path + ": input '" + name +
-                                            "' is given twice (also by " +
-                                            inputs[name].path + ")"},
+      if (inputs.count(file.name))
+        return error = tools::inputGivenTwice(file, inputs[file.name].path),
                false;
-      inputs[name] = std::move(input);
+      inputs[file.name] = {file.path, std::move(file.tensor)};
     }
     for (const std::string &name : inputNames)
       if (!inputs.count(name))
@@ -398,26 +320,14 @@ private:
 
 int runTool(const std::vector<std::string> &args, std::ostream &out,
             std::ostream &err) {
-  Options opts;
-  std::string usageError;
-  if (!parseOptions(args, opts, usageError)) {
-    err << "tessel-run: error: " << usageError << "\n";
-    return kExitUserError;
-  }
-  if (opts.help) {
-    out << usageText();
-    return kExitOk;
-  }
-  ToolError error;
-  Tool tool(out);
-  try {
-    if (tool.run(opts, error))
-      return kExitOk;
-  } catch (const std::exception &e) {
-    error = {kExitInternalError, std::string("internal error: ") + e.what()};
-  }
-  err << "tessel-run: error: " << error.message << "\n";
-  return error.exitCode;
+  return tools::runReporting("tessel-run", err, [&](ToolError &error) {
+    Options opts;
+    if (!parseOptions(args, opts, error.message)) // a usage error: exit 2
+      return false;
+    if (opts.help)
+      return out << usageText(), true;
+    return Tool(out).run(opts, error);
+  });
 }
 
 } // namespace tessel::run

@@ -9,16 +9,19 @@
 #ifndef TESSEL_TOOLS_TESSEL_RUN_RUNTOOL_H
 #define TESSEL_TOOLS_TESSEL_RUN_RUNTOOL_H
 
+#include "ToolSupport.h"
+
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace tessel::run {
 
-/// Exit codes.
-constexpr int kExitOk = 0;
-constexpr int kExitInternalError = 1;
-constexpr int kExitUserError = 2;
+/// Exit codes: those of the tools, and 3 for outputs that differ from
+/// --compare.
+using tools::kExitInternalError;
+using tools::kExitOk;
+using tools::kExitUserError;
 constexpr int kExitOutputsDiffer = 3;
 
 /// Runs tessel-run with `args` (argv without argv[0]). Outputs and --help go
