@@ -13,6 +13,15 @@
 // between iterations, and its scan outputs, in session-owned memory that no
 // step writes, so a body may yield its own arguments in any order.
 //
+// Bound inputs and outputs (tessel_session_bind_input/_output) are the
+// caller's memory. A bound input's buffer is the caller's data on
+// host-addressable devices unless a launch writes in place over it (the
+// compiler never ties an input, but a hand-built artifact may): then it is
+// copied for each run. A bound output is written directly into the
+// caller's buffer when the run can (a host-addressable device, an output
+// that owns its buffer and whose memory meets no other bound tensor's);
+// otherwise it is copied there at the end of the run.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Session.h"
@@ -63,6 +72,35 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
   s->inputs.resize(model.inputs.size());
   s->outputs.resize(model.outputs.size());
   s->buffers.resize(model.buffers.size());
+  s->directOutput.assign(model.buffers.size(), -1);
+  // validate() lets two outputs share a buffer (the compiler copies a value
+  // returned twice): neither is written directly into a caller's buffer.
+  s->outputShared.assign(model.outputs.size(), false);
+  for (size_t i = 0; i < model.outputs.size(); ++i)
+    for (size_t j = i + 1; j < model.outputs.size(); ++j)
+      if (model.outputs[i].buffer == model.outputs[j].buffer)
+        s->outputShared[i] = s->outputShared[j] = true;
+  // A result written in place names its argument's buffer twice in the
+  // launch (docs/design.md, "In place over a dead input"). Partitioning
+  // ties transients of the top level only, never an input, so this stays
+  // false for compiled models; a launch that names an input twice is taken
+  // to write it (were it only read twice, the copy costs a copy).
+  s->inputWritten.assign(model.inputs.size(), false);
+  {
+    std::vector<int32_t> inputOf(model.buffers.size(), -1);
+    for (size_t k = 0; k < model.inputs.size(); ++k)
+      inputOf[model.inputs[k].buffer] = static_cast<int32_t>(k);
+    std::vector<uint32_t> named;
+    for (const format::Launch &launch : model.plan) {
+      named.clear();
+      for (const format::LaunchArg &arg : launch.args) {
+        if (arg.buffer < inputOf.size() && inputOf[arg.buffer] >= 0 &&
+            std::find(named.begin(), named.end(), arg.buffer) != named.end())
+          s->inputWritten[inputOf[arg.buffer]] = true;
+        named.push_back(arg.buffer);
+      }
+    }
+  }
   s->hostValues.resize(model.hostValues.size());
   s->loops.resize(model.controlOps.size());
   if (model.regions.empty())
@@ -113,7 +151,7 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   bindings.clear();
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].set && (!skip || *skip != i) &&
-        (!freshOnly || inputs[i].setInRun == runs))
+        (!freshOnly || inputs[i].setInRun == runSerial))
       TESSEL_RETURN_IF_ERROR(bindings.bindInput(
           model.inputs[i], inputs[i].dims.data(), inputs[i].dims.size()));
   return Status::ok();
@@ -134,13 +172,13 @@ Status Session::runShapeOp(uint32_t index, SymbolBindings &bindings) const {
         " values of input '" + model.inputs[op.input].name + "', which has " +
         std::to_string(in.bytes) + " bytes");
   if (!values.empty())
-    std::memcpy(values.data(), in.data.data(), values.size() * sizeof(int64_t));
+    std::memcpy(values.data(), in.ptr(), values.size() * sizeof(int64_t));
   return bindings.evaluate(op, model.inputs[op.input].name, values);
 }
 
 Status Session::setInput(const std::string &name, format::DType dtype,
                          const int64_t *dims, size_t rank, const void *data,
-                         uint64_t bytes) {
+                         uint64_t bytes, bool inPlace) {
   int64_t index = image->findInput(name);
   if (index < 0)
     return notFound("unknown input '" + name +
@@ -176,15 +214,72 @@ Status Session::setInput(const std::string &name, format::DType dtype,
         formatDims(in.dims));
   if (bytes && !data)
     return invalidArgument(what + ": data is null");
-  if (!in.data.allocate(bytes))
-    return resourceExhausted(what + ": cannot allocate " +
-                             std::to_string(bytes) + " bytes");
-  if (bytes)
-    std::memcpy(in.data.data(), data, bytes);
+  if (inPlace && bytes) {
+    // Read on every run, until the input is set or bound again.
+    in.bound = static_cast<const uint8_t *>(data);
+  } else {
+    // An empty bound input gets the session's (non-null) allocation too.
+    if (!in.data.allocate(bytes))
+      return resourceExhausted(what + ": cannot allocate " +
+                               std::to_string(bytes) + " bytes");
+    if (bytes)
+      std::memcpy(in.data.data(), data, bytes);
+  }
   in.set = true;
-  in.setInRun = runs;
+  in.setInRun = runSerial;
   inputs[self] = std::move(in);
   return Status::ok();
+}
+
+Status Session::bindOutput(const std::string &name, void *buffer,
+                           uint64_t bytes) {
+  int64_t index = image->findOutput(name);
+  if (index < 0)
+    return notFound("unknown output '" + name +
+                    "' (outputs: " + image->outputNames() + ")");
+  Output &out = outputs[index];
+  out.bound = buffer;
+  out.boundBytes = buffer ? bytes : 0;
+  return Status::ok();
+}
+
+Status Session::outputTooSmall(size_t output, uint64_t bytes) const {
+  const Output &out = outputs[output];
+  return invalidArgument("output '" + image->model().outputs[output].name +
+                         "' needs " + std::to_string(bytes) +
+                         " bytes, but its bound buffer has " +
+                         std::to_string(out.boundBytes));
+}
+
+void Session::planOutputs() {
+  std::fill(directOutput.begin(), directOutput.end(), -1);
+  if (!device->hostAddressable())
+    return;
+  auto meets = [](const void *a, uint64_t aBytes, const void *b,
+                  uint64_t bBytes) {
+    auto p = reinterpret_cast<uintptr_t>(a), q = reinterpret_cast<uintptr_t>(b);
+    return aBytes && bBytes && p < q + bBytes && q < p + aBytes;
+  };
+  const format::Artifact &model = image->model();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Output &out = outputs[i];
+    if (!out.bound || outputShared[i])
+      continue;
+    // Kernels may read their inputs after writing part of an output, and
+    // two outputs must not write over each other: such an output goes
+    // through the session's memory and is copied at the end.
+    bool clear = true;
+    for (const Input &in : inputs)
+      if (in.bound && meets(out.bound, out.boundBytes, in.bound, in.bytes))
+        clear = false;
+    for (size_t j = 0; j < outputs.size(); ++j)
+      if (j != i && outputs[j].bound &&
+          meets(out.bound, out.boundBytes, outputs[j].bound,
+                outputs[j].boundBytes))
+        clear = false;
+    if (clear)
+      directOutput[model.outputs[i].buffer] = static_cast<int32_t>(i);
+  }
 }
 
 Status Session::release(DeviceBuffer &b) {
@@ -221,15 +316,15 @@ Status Session::placeInputs() {
     DeviceBuffer &b = buffers[model.inputs[k].buffer];
     const Input &in = inputs[k];
     b.dims = in.dims;
-    if (device->hostAddressable()) {
+    if (device->hostAddressable() && !inputWritten[k]) {
       TESSEL_RETURN_IF_ERROR(release(b));
-      b.ptr = in.data.data();
+      b.ptr = const_cast<uint8_t *>(in.ptr());
       continue;
     }
+    // A launch writes over it: each run starts from the input's own data.
     TESSEL_RETURN_IF_ERROR(ensureCapacity(b, in.bytes));
     if (in.bytes)
-      TESSEL_RETURN_IF_ERROR(
-          device->copyToDevice(b.ptr, in.data.data(), in.bytes));
+      TESSEL_RETURN_IF_ERROR(device->copyToDevice(b.ptr, in.ptr(), in.bytes));
   }
   return Status::ok();
 }
@@ -286,6 +381,18 @@ Status Session::placeBuffer(uint32_t index, const SymbolBindings &bindings) {
     return resourceExhausted("buffer " + std::to_string(index) + " of shape " +
                              formatDims(dims) + " is too large");
   DeviceBuffer &b = buffers[index];
+  if (int32_t output = directOutput[index]; output >= 0) {
+    // The caller's buffer, checked before any launch writes it.
+    const Output &out = outputs[output];
+    if (bytes > out.boundBytes)
+      return outputTooSmall(output, bytes);
+    TESSEL_RETURN_IF_ERROR(release(b));
+    b.ptr = out.bound;
+    b.capacity = out.boundBytes;
+    b.placedIn = runSerial;
+    b.dims = std::move(dims);
+    return Status::ok();
+  }
   TESSEL_RETURN_IF_ERROR(ensureCapacity(b, bytes));
   b.dims = std::move(dims);
   return Status::ok();
@@ -643,6 +750,7 @@ Status Session::run() {
     TESSEL_RETURN_IF_ERROR(device->synchronize());
   unsettled = true;
   ++runSerial;
+  planOutputs();
   TESSEL_RETURN_IF_ERROR(placeInputs());
   runMs.assign(profiling ? model.plan.size() : 0, 0.0);
   TESSEL_RETURN_IF_ERROR(runRegion(0, bindings));
@@ -656,6 +764,22 @@ Status Session::run() {
                                      "output '" + sig.name + "'", out.dims));
     byteSize(out.dims, sig.dtype, out.bytes); // the size of a placed buffer
     out.fetched = false;
+    out.delivered = nullptr;
+  }
+  // Bound outputs not written in place are copied into the caller's
+  // buffers (all checked first, so a failed run copies none).
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].bound && outputs[i].bytes > outputs[i].boundBytes)
+      return outputTooSmall(i, outputs[i].bytes);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Output &out = outputs[i];
+    if (!out.bound)
+      continue;
+    uint32_t buffer = model.outputs[i].buffer;
+    if (directOutput[buffer] != static_cast<int32_t>(i) && out.bytes)
+      TESSEL_RETURN_IF_ERROR(
+          device->copyToHost(out.bound, buffers[buffer].ptr, out.bytes));
+    out.delivered = out.bound;
   }
   TESSEL_RETURN_IF_ERROR(device->synchronize());
   unsettled = false;
@@ -676,7 +800,9 @@ Status Session::getOutput(const std::string &name, tessel_tensor_view_t &view) {
   const format::TensorSignature &sig = image->model().outputs[index];
   Output &out = outputs[index];
   const void *data = buffers[sig.buffer].ptr;
-  if (!device->hostAddressable()) {
+  if (out.delivered) {
+    data = out.delivered; // the caller's buffer, written by the run
+  } else if (!device->hostAddressable()) {
     if (!out.fetched) {
       if (!out.host.allocate(out.bytes))
         return resourceExhausted("output '" + name + "': cannot allocate " +

@@ -1,13 +1,15 @@
 //===- Session.h - Runs an artifact's plan on one device --------*- C++ -*-===//
 //
 // A session binds an artifact to a device: it loads the kernels, places the
-// weights, keeps a copy of each input, and on run() walks the plan's regions
+// weights, keeps a copy of each input (or, for a bound input, the caller's
+// pointer), and on run() walks the plan's regions
 // step by step (region 0, or the one implicit region of an artifact without
 // control flow): shape instructions bind symbols (they may read the inputs'
 // values), host values are written, launches get their buffers sized from
 // the current bindings and their ABI argument array, and control ops run
 // their branches and bodies, each region from a copy of its enclosing
-// region's bindings. Outputs are read back to host memory on demand.
+// region's bindings. Outputs are read back to host memory on demand, or
+// written into the caller's buffer where one is bound (bindOutput).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +54,15 @@ public:
                        std::unique_ptr<Session> &out);
   ~Session();
 
+  /// Checks and sets input `name`: a copy of `data`, or with `inPlace`
+  /// the caller's `data` itself, read on every run until the input is set
+  /// again (tessel_session_bind_input).
   Status setInput(const std::string &name, format::DType dtype,
                   const int64_t *dims, size_t rank, const void *data,
-                  uint64_t bytes);
+                  uint64_t bytes, bool inPlace = false);
+  /// Runs write output `name` into `buffer` (`bytes` long); a null
+  /// `buffer` unbinds it (tessel_session_bind_output).
+  Status bindOutput(const std::string &name, void *buffer, uint64_t bytes);
   Status run();
   /// The output `name` of the last run (see tessel_session_get_output).
   Status getOutput(const std::string &name, tessel_tensor_view_t &view);
@@ -79,10 +87,15 @@ private:
 
   struct Input {
     bool set = false;
-    uint64_t setInRun = 0; ///< value of `runs` when it was set
+    /// Value of `runSerial` when it was set: inputs set since the last run
+    /// that got past its input checks are "fresh" (bindAll).
+    uint64_t setInRun = 0;
     std::vector<int64_t> dims;
     HostBuffer data;
+    /// The caller's data of a bound input, used in place of `data`.
+    const uint8_t *bound = nullptr;
     uint64_t bytes = 0;
+    const uint8_t *ptr() const { return bound ? bound : data.data(); }
   };
   /// A plan buffer on the device, grown as the bound shapes require.
   struct DeviceBuffer {
@@ -99,6 +112,12 @@ private:
     uint64_t bytes = 0;
     HostBuffer host; ///< read back from the device on first access
     bool fetched = false;
+    /// The caller's buffer (bindOutput), or null.
+    void *bound = nullptr;
+    uint64_t boundBytes = 0;
+    /// Where the last run left the output in host memory when it wrote it
+    /// into the caller's buffer (`bound` then), else null.
+    const void *delivered = nullptr;
   };
 
   /// The session-owned device memory of one Loop, which no step of the
@@ -124,7 +143,9 @@ private:
   Status planArena(const SymbolBindings &bindings);
 
   /// Binds the symbols of the inputs that are set, except `skip`; only of
-  /// those set since the last successful run if `freshOnly`.
+  /// those set since the last run that got past its input checks if
+  /// `freshOnly` (a run that failed later, in a kernel or on an output
+  /// buffer too small, had consistent inputs: the next ones are a new set).
   Status bindAll(const size_t *skip, bool freshOnly,
                  SymbolBindings &bindings) const;
   /// Region `index`: the artifact's, or the implicit one.
@@ -145,8 +166,14 @@ private:
   Status runLoop(uint32_t index, SymbolBindings &bindings);
 
   /// Points the input buffers at the inputs (host-addressable devices) or
-  /// copies the inputs into them, for the whole run.
+  /// copies the inputs into them, for the whole run. An input whose buffer
+  /// a launch writes in place (`inputWritten`) is always copied.
   Status placeInputs();
+  /// Decides, per bound output, whether this run writes it directly into
+  /// the caller's buffer (`directOutput`).
+  void planOutputs();
+  /// "output 'y' needs N bytes, the bound buffer has M".
+  Status outputTooSmall(size_t output, uint64_t bytes) const;
   /// Sizes buffer `index` for its shape under `bindings`. Input and weight
   /// buffers are placed for the whole run (placeInputs, create) instead.
   Status placeBuffer(uint32_t index, const SymbolBindings &bindings);
@@ -201,6 +228,14 @@ private:
   /// Per control op; used by Loops only.
   std::vector<LoopState> loops;
   std::vector<Output> outputs;
+  /// Per artifact buffer: the output whose bound buffer the run in
+  /// progress writes directly (host-addressable devices), or -1.
+  std::vector<int32_t> directOutput;
+  /// Per output: another output names its buffer too.
+  std::vector<bool> outputShared;
+  /// Per input: a launch names its buffer more than once, i.e. writes a
+  /// result in place over it (the compiler never does; see create()).
+  std::vector<bool> inputWritten;
   bool hasRun = false;
   uint64_t runs = 0;      ///< successful runs so far
   uint64_t runSerial = 0; ///< runs started so far

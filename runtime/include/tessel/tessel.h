@@ -216,13 +216,45 @@ TESSEL_API tessel_status_t tessel_session_create_with_options(
 /// Copies `data_bytes` bytes of `data` as input `name` with shape
 /// `dims[0..rank)`. Checks the dtype and every dim against the signature and
 /// binds its symbolic dims; a symbol bound differently by another input set
-/// since the last successful run is an error naming both ("symbol 'batch'
-/// bound to 2 by input 'a' and 5 by input 'b'"). So a new batch size only
-/// needs every input set again; inputs kept from earlier runs are checked by
-/// tessel_session_run. On error the previous value of the input stays.
+/// since the last run (one that succeeded, or failed after checking its
+/// inputs) is an error naming both ("symbol 'batch' bound to 2 by input 'a'
+/// and 5 by input 'b'"). So a new batch size only needs every input set
+/// again; inputs kept from earlier runs are checked by tessel_session_run.
+/// On error the previous value of the input stays.
 TESSEL_API tessel_status_t tessel_session_set_input(
     tessel_session_t *session, const char *name, tessel_dtype_t dtype,
     size_t rank, const int64_t *dims, const void *data, size_t data_bytes);
+
+/// Like tessel_session_set_input (the same checks, the same symbol
+/// binding, the same errors), but without a copy: the session reads `data`
+/// in place on every run until the input is set or bound again. The caller
+/// keeps the `data_bytes` at `data` alive and unchanged during each run; it
+/// may change them between runs, and the next run reads the new values
+/// (host memory, any alignment). Runs never write into them: an input whose
+/// buffer the artifact's plan writes in place (the compiler never makes
+/// such a plan) is copied for each run instead. On devices that are not
+/// host-addressable the data is copied to the device at each run, as the
+/// copy set_input keeps is.
+TESSEL_API tessel_status_t tessel_session_bind_input(
+    tessel_session_t *session, const char *name, tessel_dtype_t dtype,
+    size_t rank, const int64_t *dims, const void *data, size_t data_bytes);
+
+/// Makes the runs deliver output `name` into the caller's `buffer` of
+/// `buffer_bytes` bytes, until it is bound again or unbound (`buffer`
+/// NULL); NOT_FOUND for an unknown output. On host-addressable devices
+/// (the CPU) the kernels write the output directly into `buffer` when the
+/// output owns its buffer and `buffer` overlaps no bound input and no
+/// other bound output; otherwise the run copies the output into `buffer`
+/// at its end. A run whose output needs more than `buffer_bytes` fails with
+/// INVALID_ARGUMENT naming the output and both sizes ("output 'y' needs 24
+/// bytes, but its bound buffer has 16"); the buffer's contents are then
+/// undefined. After a successful run tessel_session_get_output views
+/// `buffer` (the view's data is `buffer`). The caller keeps `buffer` alive
+/// and does not touch it during a run.
+TESSEL_API tessel_status_t tessel_session_bind_output(tessel_session_t *session,
+                                                      const char *name,
+                                                      void *buffer,
+                                                      size_t buffer_bytes);
 
 /// Runs the plan. FAILED_PRECONDITION, naming it, if an input is not set;
 /// INVALID_ARGUMENT if the inputs bind a symbol to different extents, or if
@@ -244,7 +276,9 @@ typedef struct tessel_tensor_view_t {
 } tessel_tensor_view_t;
 
 /// The output `name` of the last run, in host memory. The view is valid
-/// until the next run or the release of the session.
+/// until the next run or the release of the session; for an output the
+/// run delivered into a bound buffer (tessel_session_bind_output), its
+/// data is that buffer.
 TESSEL_API tessel_status_t
 tessel_session_get_output(tessel_session_t *session, const char *name,
                           tessel_tensor_view_t *out_view);

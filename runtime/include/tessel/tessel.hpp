@@ -135,6 +135,20 @@ public:
     return tessel_session_set_input(get(), name.c_str(), dtype, dims.size(),
                                     dims.data(), data, bytes);
   }
+  /// tessel_session_bind_input: `data` is read in place on every run.
+  Status bindInput(const std::string &name, tessel_dtype_t dtype,
+                   const std::vector<int64_t> &dims, const void *data,
+                   size_t bytes) {
+    return tessel_session_bind_input(get(), name.c_str(), dtype, dims.size(),
+                                     dims.data(), data, bytes);
+  }
+  /// tessel_session_bind_output; a null `buffer` unbinds.
+  Status bindOutput(const std::string &name, void *buffer, size_t bytes) {
+    return tessel_session_bind_output(get(), name.c_str(), buffer, bytes);
+  }
+  Status unbindOutput(const std::string &name) {
+    return tessel_session_bind_output(get(), name.c_str(), nullptr, 0);
+  }
   Status run() { return tessel_session_run(get()); }
   Status output(const std::string &name, tessel_tensor_view_t &view) {
     return tessel_session_get_output(get(), name.c_str(), &view);

@@ -68,6 +68,30 @@ tessel_status_t tessel_session_set_input(tessel_session_t *session,
   });
 }
 
+tessel_status_t tessel_session_bind_input(tessel_session_t *session,
+                                          const char *name,
+                                          tessel_dtype_t dtype, size_t rank,
+                                          const int64_t *dims, const void *data,
+                                          size_t data_bytes) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
+    return session->session->setInput(
+        name, static_cast<tessel::format::DType>(dtype), dims, rank, data,
+        data_bytes, /*inPlace=*/true);
+  });
+}
+
+tessel_status_t tessel_session_bind_output(tessel_session_t *session,
+                                           const char *name, void *buffer,
+                                           size_t buffer_bytes) {
+  return guarded([&] {
+    TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
+    TESSEL_RETURN_IF_ERROR(requireNonNull(name, "name"));
+    return session->session->bindOutput(name, buffer, buffer_bytes);
+  });
+}
+
 tessel_status_t tessel_session_run(tessel_session_t *session) {
   return guarded([&] {
     TESSEL_RETURN_IF_ERROR(requireNonNull(session, "session"));
