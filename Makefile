@@ -3,7 +3,12 @@
 #   make deps   install the Debian packages the build and tests need (root)
 #   make build  configure + build into build/ (tools in build/bin/)
 #   make demo   deps + build + compile examples/mlp.onnx for the CPU and run it
-#   make test   deps + build + every test (lit, GoogleTest, end to end)
+#   make test   deps + build + every test (lit, GoogleTest, end to end,
+#               Python, and an install with the examples built against it)
+#   make install PREFIX=P
+#               build + install the tools, the runtime (shared and static),
+#               its headers, CMake package, tessel.pc and the Python module
+#               into P (default /usr/local)
 #   make test-models  deps + build + real models (ResNet, MobileNet, BERT/GPT-like) against
 #               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
 #               `.ci/run` runs it after `make test`). Options: TEST_MODELS_ARGS="--only resnet18"
@@ -17,15 +22,16 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 TEST_MODELS_ARGS ?=
 SANITIZE_BUILD ?= build-sanitize
+PREFIX     ?= /usr/local
 
 PACKAGES = cmake ninja-build ccache g++ python3 \
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22 clang-22 \
   libprotobuf-dev protobuf-compiler libonnx-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libamdhip64-dev rocm-device-libs \
-  python3-numpy python3-onnx
+  python3-numpy python3-onnx python3-dev python3-pytest pybind11-dev pkg-config
 
-.PHONY: deps build demo test test-sanitize test-models clean
+.PHONY: deps build demo test test-sanitize test-models install clean
 
 deps:
 	@if dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | grep -vq '^install ok installed$$' \
@@ -52,6 +58,9 @@ demo: deps
 test: deps
 	$(MAKE) build
 	cmake --build $(BUILD) --target check -j $(JOBS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test-models: deps
 	$(MAKE) build
