@@ -169,7 +169,7 @@ struct TensorInfo {
   }
   std::string repr() const {
     return "TensorInfo(name='" + name + "', dtype=" + dtypeStr(dtype) +
-           ", shape=" + formatShape(dimNames) + ")";
+           ", shape=" + py::repr(shape).cast<std::string>() + ")";
   }
 };
 

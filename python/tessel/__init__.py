@@ -5,7 +5,7 @@
 
     artifact = tessel.compile("mlp.onnx", "mlp.tsl")      # or bytes: output_path=None
     session = tessel.Session(artifact)                     # device="cpu", threads=None
-    print(session.inputs)    # [TensorInfo(name='input', dtype=float32, shape=(batch, 64))]
+    print(session.inputs)    # [TensorInfo(name='input', dtype=float32, shape=('batch', 64))]
     probs = session.run({"input": np.zeros((2, 64), np.float32)})["probs"]
 
 ``compile`` runs the ``tessel-compile`` executable; ``Session`` is the

@@ -149,7 +149,7 @@ def test_tensor_infos(mlp_session, models):
     (o,) = mlp_session.outputs
     assert (i.name, i.dtype, i.shape) == ("input", np.dtype(np.float32), ("batch", 64))
     assert (o.name, o.dtype, o.shape) == ("probs", np.dtype(np.float32), ("batch", 10))
-    assert repr(i) == "TensorInfo(name='input', dtype=float32, shape=(batch, 64))"
+    assert repr(i) == "TensorInfo(name='input', dtype=float32, shape=('batch', 64))"
     cnn = tessel.Session(models["cnn"].artifact)
     assert cnn.inputs[0].shape == ("batch", 3, 32, 32)
     assert "inputs input; outputs probs" in repr(mlp_session)
