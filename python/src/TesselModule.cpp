@@ -77,36 +77,13 @@ void check(tessel_status_t status) {
 /// The numpy dtype of a tessel dtype; bfloat16, which numpy lacks, is
 /// exchanged as its uint16 bit patterns.
 py::dtype numpyDtype(tessel_dtype_t dtype) {
-  switch (dtype) {
-  case TESSEL_DTYPE_FLOAT32:
-    return py::dtype("float32");
-  case TESSEL_DTYPE_UINT8:
-    return py::dtype("uint8");
-  case TESSEL_DTYPE_INT8:
-    return py::dtype("int8");
-  case TESSEL_DTYPE_UINT16:
-  case TESSEL_DTYPE_BFLOAT16:
+  if (dtype == TESSEL_DTYPE_BFLOAT16)
     return py::dtype("uint16");
-  case TESSEL_DTYPE_INT16:
-    return py::dtype("int16");
-  case TESSEL_DTYPE_INT32:
-    return py::dtype("int32");
-  case TESSEL_DTYPE_INT64:
-    return py::dtype("int64");
-  case TESSEL_DTYPE_BOOL:
-    return py::dtype("bool");
-  case TESSEL_DTYPE_FLOAT16:
-    return py::dtype("float16");
-  case TESSEL_DTYPE_FLOAT64:
-    return py::dtype("float64");
-  case TESSEL_DTYPE_UINT32:
-    return py::dtype("uint32");
-  case TESSEL_DTYPE_UINT64:
-    return py::dtype("uint64");
-  default:
+  // tessel_dtype_name is numpy's name of every dtype the runtime knows.
+  if (tessel_dtype_size(dtype) == 0)
     raise("INVALID_ARTIFACT",
-          "unsupported dtype " + std::string(tessel_dtype_name(dtype)));
-  }
+          "unsupported dtype " + std::to_string(static_cast<int>(dtype)));
+  return py::dtype(std::string(tessel_dtype_name(dtype)));
 }
 
 /// The tessel dtype of a numpy dtype in native byte order; nullopt for
