@@ -21,6 +21,7 @@
 #include "compiler/Report.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/Importer.h"
+#include "tools/common/StatusLine.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -178,23 +179,10 @@ private:
       char elapsed[32];
       std::snprintf(elapsed, sizeof(elapsed), " %.1f s",
                     secondsSince(stageStart));
-      std::string line = current + " ..." + elapsed;
-      if (line.size() > 79)
-        line = line.substr(0, 79);
-      size_t pad = shownWidth > line.size() ? shownWidth - line.size() : 0;
-      std::fprintf(stderr, "\r%s%*s", line.c_str(), static_cast<int>(pad),
-                   "");
-      std::fflush(stderr);
-      shownWidth = line.size();
+      line.show(current + " ..." + elapsed);
     }
   }
-  void clearLocked() {
-    if (shownWidth == 0)
-      return;
-    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shownWidth), "");
-    std::fflush(stderr);
-    shownWidth = 0;
-  }
+  void clearLocked() { line.clear(); }
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -203,7 +191,7 @@ private:
   Clock::time_point start, stageStart;
   std::string current, stageName;
   unsigned extra = 0, compilerCount = 0;
-  size_t shownWidth = 0; ///< characters of the progress line on screen
+  tessel::tools::StatusLine line{std::cerr};
   std::vector<std::pair<std::string, double>> timings;
 };
 

@@ -10,6 +10,7 @@
 #include "BenchTool.h"
 
 #include "BenchOptions.h"
+#include "StatusLine.h"
 #include "io/HostTensor.h"
 #include "tessel/tessel.hpp"
 
@@ -206,36 +207,29 @@ struct Config {
 /// The progress line on stderr, drawn at most ten times a second.
 class Progress {
 public:
-  Progress(std::ostream &err, bool enabled) : err(err), enabled(enabled) {}
+  Progress(std::ostream &err, bool enabled) : line(err), enabled(enabled) {}
   /// Whether show() would draw now (so that callers build the line only
   /// then).
   bool due() const {
     return enabled &&
            (!shown || Clock::now() - lastDraw >= std::chrono::milliseconds(100));
   }
-  void show(const std::string &line) {
+  void show(const std::string &text) {
     if (!due())
       return;
     lastDraw = Clock::now();
-    std::string text = line.size() > 79 ? line.substr(0, 79) : line;
-    size_t pad = width > text.size() ? width - text.size() : 0;
-    err << "\r" << text << std::string(pad, ' ') << std::flush;
-    width = text.size();
+    line.show(text);
     shown = true;
   }
   void clear() {
-    if (!enabled || !shown)
-      return;
-    err << "\r" << std::string(width, ' ') << "\r" << std::flush;
-    width = 0;
+    line.clear();
     shown = false;
   }
 
 private:
-  std::ostream &err;
+  tools::StatusLine line;
   bool enabled;
   bool shown = false;
-  size_t width = 0;
   Clock::time_point lastDraw;
 };
 
