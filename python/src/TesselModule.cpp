@@ -552,7 +552,8 @@ A compiled model (``.tsl``) loaded on one device, ready to run.
 
 ``artifact`` is the path of an artifact (str or os.PathLike) or its bytes
 (bytes, bytearray, memoryview; copied). ``device`` is "cpu", "cuda",
-"cuda:N", "hip" or "hip:N". ``threads`` caps the threads a CPU run uses
+"cuda:N", "hip", "hip:N", "vulkan" or "vulkan:N". ``threads`` caps the
+threads a CPU run uses
 (None or 0: the number of cores). Raises tessel.Error when the artifact is
 invalid, the device unavailable or the artifact has no kernels for it.
 

@@ -15,7 +15,8 @@
 //             weights section can be memory-mapped in place:
 //               manifest  : the binary-encoded plan, signatures and kernels
 //               weights   : constant tensors, each aligned to kWeightAlignment
-//               binary.*  : one per target (ELF .so, PTX text, hsaco)
+//               binary.*  : one per target (ELF .so, PTX text, hsaco,
+//                           SPIR-V modules)
 //
 //===----------------------------------------------------------------------===//
 
@@ -280,8 +281,11 @@ struct TargetBinary {
         0,     ///< x86-64 ELF .so, kernels exported as `<symbol>_packed`
     Ptx = 1,   ///< PTX text for the CUDA driver JIT
     Hsaco = 2, ///< AMDGPU code object (ELF)
+    /// SPIR-V modules for Vulkan, one per kernel (format/SpirvModules.h)
+    Spirv = 3,
   };
-  std::string target; ///< "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", ...
+  /// "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "vulkan", ...
+  std::string target;
   Format format = Format::ElfSharedObject;
   std::vector<uint8_t> bytes;
   /// Format 3.3: one per kernel (Artifact::kernels), in order.

@@ -543,7 +543,8 @@ private:
       if (bin.target.size() > kMaxTargetNameLength || !isPrintable(bin.target))
         return fail(what, "invalid target name (printable, at most " +
                               std::to_string(kMaxTargetNameLength) + " bytes)");
-      if (static_cast<uint32_t>(bin.format) > 2)
+      if (static_cast<uint32_t>(bin.format) >
+          static_cast<uint32_t>(TargetBinary::Format::Spirv))
         return fail(what,
                     "unknown format " +
                         std::to_string(static_cast<uint32_t>(bin.format)));

@@ -1,8 +1,8 @@
 //===- Driver.h - The interface every compute backend implements -*- C++ -*-===//
 //
-// A driver ("cpu", "cuda", "hip") enumerates devices; a device owns memory,
-// copies and a queue; an executable is the artifact's kernels loaded on a
-// device. The session (Session.cpp) runs the plan through these interfaces
+// A driver ("cpu", "cuda", "hip", "vulkan") enumerates devices; a device
+// owns memory, copies and a queue; an executable is the artifact's kernels
+// loaded on a device. The session (Session.cpp) runs the plan through these interfaces
 // only, so the plan, the shapes and the kernel ABI stay target-independent:
 // a driver implements memory, module loading and one launch.
 //
@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,38 @@ std::shared_ptr<Driver>
 createHipDriver(std::string name = "hip",
                 std::vector<std::string> libraries = {
                     "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"});
+/// A Vulkan driver (drivers/vulkan/VulkanDriver.cpp) that opens the first
+/// loadable of `libraries` (the Vulkan loader).
+std::shared_ptr<Driver>
+createVulkanDriver(std::string name = "vulkan",
+                   std::vector<std::string> libraries = {"libvulkan.so.1"});
+
+//===----------------------------------------------------------------------===//
+// Helpers of the GPU drivers
+//===----------------------------------------------------------------------===//
+
+/// Runs an initialization once and keeps its outcome: every call returns
+/// the first one's status (a GPU driver opens its vendor library and
+/// counts devices on first use, and a failure stays the answer).
+class InitializeOnce {
+public:
+  template <typename Init> Status operator()(Init &&init) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!done) {
+      done = true;
+      Status s = init();
+      code = s.code();
+      message = s.message();
+    }
+    return code == TESSEL_STATUS_OK ? Status::ok() : Status(code, message);
+  }
+
+private:
+  std::mutex mutex;
+  bool done = false;
+  tessel_status_code_t code = TESSEL_STATUS_OK;
+  std::string message;
+};
 
 //===----------------------------------------------------------------------===//
 // Launch grids

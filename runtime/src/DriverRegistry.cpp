@@ -28,6 +28,7 @@ Registry &registry() {
     reg->drivers.push_back(createCpuDriver());
     reg->drivers.push_back(createCudaDriver());
     reg->drivers.push_back(createHipDriver());
+    reg->drivers.push_back(createVulkanDriver());
     return reg;
   }();
   return *r;

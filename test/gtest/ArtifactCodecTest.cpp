@@ -64,7 +64,7 @@ std::string decodeError(const std::vector<uint8_t> &f) {
 
 /// A small artifact with fake binaries (the codec does not look inside).
 Artifact small() {
-  Artifact a = test::weightModel({false, false, false});
+  Artifact a = test::weightModel({false, false, false, false});
   test::addBinary(a, "cpu",
                         TargetBinary::Format::ElfSharedObject,
                         {0x7f, 'E', 'L', 'F', 1, 2, 3});
@@ -81,7 +81,7 @@ void expectSameShape(const Shape &a, const Shape &b) {
 }
 
 TEST(ArtifactCodec, RoundTripPreservesEverything) {
-  Artifact in = test::addModel({false, false, false});
+  Artifact in = test::addModel({false, false, false, false});
   test::addBinary(in, "rocm:gfx90a:xnack-", TargetBinary::Format::Hsaco,
                          std::vector<uint8_t>(5000, 0xCD));
   in.cpuFeatures = {"avx2", "fma"};
@@ -196,7 +196,7 @@ TEST(ArtifactCodec, RejectsOtherMajorVersion) {
 }
 
 TEST(ArtifactCodec, ShapeProgramRoundTrips) {
-  Artifact in = test::reshapeModel({false, false, false});
+  Artifact in = test::reshapeModel({false, false, false, false});
   in.shapeProgram[1].allowZero = true;
   in.shapeProgram[1].message = "x viewed by the values of shape";
   using K = ShapeOp::Kind;
@@ -238,7 +238,7 @@ TEST(ArtifactCodec, ShapeProgramRoundTrips) {
 }
 
 TEST(ArtifactCodec, HostValuesRoundTripAndAreWrittenOnlyWhenUsed) {
-  Artifact in = test::reshapeModel({false, false, false});
+  Artifact in = test::reshapeModel({false, false, false, false});
   std::vector<uint8_t> without = serialize(in);
   in.buffers.push_back({Buffer::Kind::Transient, DType::I64, {{3, ""}}});
   in.hostValues.push_back({uint32_t(in.buffers.size() - 1),
@@ -266,11 +266,11 @@ void expectSameViews(const std::vector<LaunchArg> &a,
 }
 
 TEST(ArtifactCodec, RegionsAndControlOpsRoundTrip) {
-  Artifact loopWithoutTripCount = test::loopModel({false, false, false});
+  Artifact loopWithoutTripCount = test::loopModel({false, false, false, false});
   loopWithoutTripCount.controlOps[0].operands[0] = {kNoBuffer, {}};
   for (const Artifact &in :
-       {test::ifModel({false, false, false}),
-        test::nestedModel({false, false, false}), loopWithoutTripCount}) {
+       {test::ifModel({false, false, false, false}),
+        test::nestedModel({false, false, false, false}), loopWithoutTripCount}) {
     SCOPED_TRACE(in.modelName);
     std::vector<uint8_t> m;
     encodeManifest(in, m);
@@ -304,7 +304,7 @@ TEST(ArtifactCodec, RegionsAndControlOpsRoundTrip) {
 TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
   // The flag is the only byte in which the manifests of an instruction with
   // and without allowZero differ.
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   std::vector<uint8_t> off, on;
   encodeManifest(a, off);
   a.shapeProgram[1].allowZero = true;
@@ -355,7 +355,7 @@ std::vector<uint8_t> joinFields(const std::vector<Field> &fields) {
 
 std::vector<Field> sampleFields() {
   std::vector<uint8_t> m;
-  encodeManifest(test::reshapeModel({false, false, false}), m);
+  encodeManifest(test::reshapeModel({false, false, false, false}), m);
   return splitFields(m);
 }
 
@@ -382,7 +382,7 @@ TEST(ManifestFields, HostValuesAreARequiredFieldWrittenOnlyWhenUsed) {
   std::vector<Field> plain = sampleFields();
   ASSERT_EQ(plain.size(), 9u);
   EXPECT_EQ(plain.back().tag, 9u | 0x80000000u);
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {{1, ""}}});
   a.hostValues.push_back({uint32_t(a.buffers.size() - 1), {{-1, "r.d2"}}});
   std::vector<uint8_t> m;
@@ -396,7 +396,7 @@ TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
   // A runtime that ignored the regions would run only part of the plan, so
   // fields 11 and 12 are required; a plan without them stays a 3.0 one.
   std::vector<uint8_t> m;
-  encodeManifest(test::loopModel({false, false, false}), m);
+  encodeManifest(test::loopModel({false, false, false, false}), m);
   std::vector<uint32_t> tags;
   for (const Field &f : splitFields(m))
     tags.push_back(f.tag);
@@ -405,7 +405,7 @@ TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
                                    0x80000006, 0x80000007, 0x80000008,
                                    0x80000009, 0x8000000b, 0x8000000c}));
   // Control ops are written on their own, so that validation sees them.
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   a.controlOps = test::ifModel().controlOps;
   m.clear();
   encodeManifest(a, m);
@@ -414,7 +414,7 @@ TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
 
 TEST(ManifestFields, TruncatedControlFlowFieldsNameTheElement) {
   std::vector<uint8_t> m;
-  encodeManifest(test::nestedModel({false, false, false}), m);
+  encodeManifest(test::nestedModel({false, false, false, false}), m);
   std::vector<Field> fields = splitFields(m);
   ASSERT_EQ(fields.size(), 11u);
   std::vector<Field> cut = fields;
@@ -736,7 +736,7 @@ TEST(ArtifactCodec, DTypesAndShapes) {
 /// addModel with a CPU, a CUDA and a ROCm binary (fake bytes) whose
 /// configs use every field.
 Artifact withLaunchConfigs() {
-  Artifact a = test::addModel({false, false, false});
+  Artifact a = test::addModel({false, false, false, false});
   a.plan[0].workSize = {{-1, "batch"}, {3, ""}, {1, ""}};
   a.plan[1].workSize = a.plan[0].workSize;
   test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject, {1, 2});
@@ -796,7 +796,7 @@ TEST(LaunchConfigs, AreARequiredFieldWrittenWheneverThereAreBinaries) {
   EXPECT_EQ(fields.back().tag, 13u | 0x80000000u);
   // Without binaries there is nothing to launch: a 3.0 manifest.
   m.clear();
-  encodeManifest(test::addModel({false, false, false}), m);
+  encodeManifest(test::addModel({false, false, false, false}), m);
   EXPECT_EQ(splitFields(m).size(), 9u);
 }
 

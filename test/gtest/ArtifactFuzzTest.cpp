@@ -74,15 +74,15 @@ bool decodes(const uint8_t *data, uint64_t size, std::string &error) {
 
 /// A model with every kind of element and small fake binaries.
 std::vector<uint8_t> sample() {
-  Artifact a = test::addModel({false, false, false});
-  Artifact w = test::weightModel({false, false, false});
+  Artifact a = test::addModel({false, false, false, false});
+  Artifact w = test::weightModel({false, false, false, false});
   a.weights = w.weights;
   for (uint32_t i : {1u, 2u}) {
     a.buffers.push_back(w.buffers[i]);
   }
   // The reshape model's inputs, output, kernel, launch and shape program,
   // and one instruction of every other kind.
-  Artifact r = test::reshapeModel({false, false, false});
+  Artifact r = test::reshapeModel({false, false, false, false});
   uint32_t buffers = a.buffers.size(), inputs = a.inputs.size(),
            kernels = a.kernels.size();
   a.buffers.insert(a.buffers.end(), r.buffers.begin(), r.buffers.end());
@@ -130,7 +130,7 @@ std::vector<uint8_t> sample() {
 
 /// The nested If-in-Loop model: regions, steps and control ops.
 std::vector<uint8_t> controlFlowSample() {
-  Artifact a = test::nestedModel({false, false, false});
+  Artifact a = test::nestedModel({false, false, false, false});
   test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject,
                         std::vector<uint8_t>(100, 0x7f));
   return serialize(a);

@@ -26,7 +26,7 @@ struct Case {
 };
 
 Artifact base() {
-  Artifact a = test::addModel({false, false, false});
+  Artifact a = test::addModel({false, false, false, false});
   // Add a weight and a binary so that their checks have something to see.
   Buffer w;
   w.kind = Buffer::Kind::Weight;
@@ -652,7 +652,7 @@ const ControlCase kControlCases[] = {
 /// An artifact whose control ops nest `levels` deep: each If's then branch
 /// holds the next one.
 Artifact nestedIfs(size_t levels) {
-  Artifact a = test::ifModel({false, false, false});
+  Artifact a = test::ifModel({false, false, false, false});
   a.regions.resize(3);
   for (size_t level = 0; level < levels; ++level) {
     uint32_t then = a.regions.size(), otherwise = then + 1;
@@ -798,7 +798,7 @@ TEST(LaunchValidation, ConfigsOfEveryShapeThatFitPass) {
 class ProgramValidation : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ProgramValidation, IsRejectedWithAMessageNamingTheCulprit) {
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   GetParam().mutate(a);
   expectRejected(a, GetParam().expected);
 }
@@ -806,7 +806,7 @@ TEST_P(ProgramValidation, IsRejectedWithAMessageNamingTheCulprit) {
 class ControlFlowValidation : public ::testing::TestWithParam<ControlCase> {};
 
 TEST_P(ControlFlowValidation, IsRejectedWithAMessageNamingTheCulprit) {
-  Artifact a = test::nestedModel({false, false, false});
+  Artifact a = test::nestedModel({false, false, false, false});
   {
     std::string error;
     ASSERT_TRUE(validate(a, error)) << error;
@@ -830,12 +830,12 @@ TEST(Validation, ControlOpsNestUpToTheMaximumDepth) {
 TEST(Validation, LoopTripCountAndConditionAreOptional) {
   std::string error;
   for (int absent : {0, 1}) {
-    Artifact a = test::loopModel({false, false, false});
+    Artifact a = test::loopModel({false, false, false, false});
     a.controlOps[0].operands[absent].buffer = kNoBuffer;
     EXPECT_TRUE(validate(a, error)) << error;
   }
   // A loop without carried tensors or scan outputs.
-  Artifact a = test::loopModel({false, false, false});
+  Artifact a = test::loopModel({false, false, false, false});
   ControlOp &loop = a.controlOps[0];
   loop.operands.resize(2);
   loop.bodyArgs.resize(2);
@@ -856,7 +856,7 @@ INSTANTIATE_TEST_SUITE_P(Artifact, ProgramValidation,
                          [](const auto &info) { return info.param.name; });
 
 TEST(Validation, ShapeProgramDefinesSymbolsInOrder) {
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   // A second Reshape reshapes the first one's result; its own results repeat
   // a symbol of an input and a static extent (both checked at run time),
   // and its target holds literals, a -1 among them.
@@ -883,7 +883,7 @@ TEST(Validation, ShapeProgramDefinesSymbolsInOrder) {
 }
 
 TEST(Validation, InputValuesOfAScalarOrOfOneValue) {
-  Artifact a = test::reshapeModel({false, false, false});
+  Artifact a = test::reshapeModel({false, false, false, false});
   a.inputs[1].shape = {};
   a.buffers[1].shape = {};
   a.shapeProgram[0].results = {sym("k")};

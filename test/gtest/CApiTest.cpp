@@ -85,10 +85,11 @@ TEST(CApiArtifact, IntrospectsSignaturesWithSymbols) {
 
   EXPECT_STREQ(tessel_artifact_model_name(a), "add");
   EXPECT_STREQ(tessel_artifact_producer(a), "tessel-tests");
-  ASSERT_EQ(tessel_artifact_target_count(a), 3u);
+  ASSERT_EQ(tessel_artifact_target_count(a), 4u);
   EXPECT_STREQ(tessel_artifact_target(a, 0), "cpu");
   EXPECT_STREQ(tessel_artifact_target(a, 2), "rocm:gfx90a");
-  EXPECT_EQ(tessel_artifact_target(a, 3), nullptr);
+  EXPECT_STREQ(tessel_artifact_target(a, 3), "vulkan");
+  EXPECT_EQ(tessel_artifact_target(a, 4), nullptr);
 
   ASSERT_EQ(tessel_artifact_input_count(a), 2u);
   ASSERT_EQ(tessel_artifact_output_count(a), 2u);
@@ -138,7 +139,8 @@ TEST(CApiDevice, ListsTheBuiltInDrivers) {
   std::vector<std::string> names;
   for (size_t i = 0; i < tessel_driver_count(); ++i)
     names.push_back(tessel_driver_name(i));
-  EXPECT_THAT(names, ::testing::IsSupersetOf({"cpu", "cuda", "hip"}));
+  EXPECT_THAT(names,
+              ::testing::IsSupersetOf({"cpu", "cuda", "hip", "vulkan"}));
   EXPECT_EQ(tessel_driver_name(tessel_driver_count()), nullptr);
   size_t count = 0;
   ASSERT_EQ(tessel_driver_device_count("cpu", &count), nullptr);

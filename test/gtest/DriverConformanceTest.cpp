@@ -4,9 +4,11 @@
 // here: the CPU; the CUDA and HIP drivers bound to the fake vendor
 // libraries of fakes/ (which run the kernels on the host, so the drivers'
 // memory handling, binary selection, ABI and launch geometry are checked
-// without a GPU); and real CUDA GPUs where present (the PTX of
-// kernels/TestKernels.ptx). Real HIP devices are skipped: the tests have no
-// real code object for them.
+// without a GPU); Vulkan devices (the SPIR-V of kernels/vulkan, on Mesa's
+// lavapipe CPU driver where nothing else is installed); and real CUDA GPUs
+// where present (the PTX of kernels/TestKernels.ptx). Real HIP devices are
+// skipped: the tests have no real code object for them. A driver without a
+// device here is skipped with its reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,6 +143,9 @@ TEST_P(Conformance, UsesWeights) {
 }
 
 TEST_P(Conformance, PassesRowMajorDescriptors) {
+  // A Vulkan kernel sees no descriptor: its probe reports the sizes of the
+  // shape buffer (and strides computed from them), while the driver checks
+  // the offset and strides it receives (VulkanDriverTest.cpp).
   ASSERT_OK(open(test::probeModel()));
   std::vector<float> x(2 * 5 * 4, 0.5f);
   ASSERT_OK(set("x", TESSEL_DTYPE_FLOAT32, {2, 5, 4}, x.data(), x.size() * 4));
@@ -178,6 +183,7 @@ TEST_P(Conformance, ReportsAnArtifactWithoutKernelsForTheDevice) {
   targets.cpu = driver != "cpu";
   targets.cuda = driver.rfind("cuda", 0) != 0;
   targets.rocm = driver.rfind("hip", 0) != 0;
+  targets.vulkan = driver.rfind("vulkan", 0) != 0;
   tessel_status_t s = open(test::addModel(targets));
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_UNAVAILABLE);
@@ -247,7 +253,7 @@ TEST_P(Conformance, CopiesBetweenDeviceAllocations) {
 
 INSTANTIATE_TEST_SUITE_P(Drivers, Conformance,
                          ::testing::Values("cpu", "cuda-fake", "hip-fake",
-                                           "cuda", "hip"),
+                                           "cuda", "hip", "vulkan"),
                          [](const auto &info) {
                            std::string name = info.param;
                            for (char &c : name)

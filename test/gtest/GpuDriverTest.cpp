@@ -211,7 +211,7 @@ TEST(FakeGpu, HipLaunchGeometryAndRelease) {
 
 TEST(FakeGpu, NoBinaryForTheDeviceArchitecture) {
   test::registerFakeDrivers();
-  format::Artifact model = test::addModel({true, false, false});
+  format::Artifact model = test::addModel({true, false, false, false});
   test::addBinary(model, "cuda:sm_90", format::TargetBinary::Format::Ptx, test::cudaKernels());
   test::addBinary(model, "rocm:gfx942", format::TargetBinary::Format::Hsaco,
                             test::rocmKernels());
@@ -392,7 +392,7 @@ std::vector<long> lastLaunch(const std::string &library,
 /// Returns y.
 std::vector<float> runAddWith(const std::string &spec,
                               const format::LaunchConfig &config, size_t n) {
-  format::Artifact model = test::addModel({false, true, true});
+  format::Artifact model = test::addModel({false, true, true, false});
   model.plan.pop_back();
   model.outputs.pop_back();
   model.buffers.pop_back();
@@ -491,7 +491,7 @@ TEST(FakeGpu, AnEmptyGridLaunchesNothing) {
 
 TEST(FakeGpu, ScratchMemoryIsNotProvidedYet) {
   test::registerFakeDrivers();
-  format::Artifact model = test::addModel({false, true, false});
+  format::Artifact model = test::addModel({false, true, false, false});
   model.binaries[0].launchConfigs[1].scratchBytes = 4096;
   std::vector<uint8_t> bytes = format::serialize(model);
   tessel_artifact_t *artifact = nullptr;

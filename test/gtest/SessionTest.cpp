@@ -571,7 +571,7 @@ Result createCpuSession(const format::Artifact &model) {
 }
 
 TEST(SessionCreate, NoCpuKernels) {
-  Result r = createCpuSession(test::addModel({false, true, true}));
+  Result r = createCpuSession(test::addModel({false, true, true, false}));
   EXPECT_EQ(r.code, TESSEL_STATUS_UNAVAILABLE);
   EXPECT_EQ(r.message, "artifact has no kernels for the CPU (targets: "
                        "cuda:sm_80, rocm:gfx90a)");
@@ -616,7 +616,7 @@ TEST(SessionCreate, MissingKernelSymbolAndBrokenBinary) {
   EXPECT_EQ(r.message, "the CPU binary lacks kernel 'nonexistent' (ONNX node "
                        "'Add_0', Add): no symbol nonexistent_packed");
 
-  model = test::addModel({false, false, false});
+  model = test::addModel({false, false, false, false});
   test::addBinary(model, "cpu",
                             format::TargetBinary::Format::ElfSharedObject,
                             {'n', 'o', 't', ' ', 'e', 'l', 'f'});

@@ -260,7 +260,7 @@ TEST_F(TesselRun, UserErrorsExitWith2AndWriteNothing) {
 
 TEST_F(TesselRun, ArtifactWithoutKernelsForTheDevice) {
   test::writeBytes(model,
-                   format::serialize(test::addModel({false, true, true})));
+                   format::serialize(test::addModel({false, true, true, false})));
   expectUserError({model, "-i", "a=" + dir.file("a.npy"), "-i",
                    "b=" + dir.file("b.npy"), "-o", out},
                   model + ": artifact has no kernels for the CPU");

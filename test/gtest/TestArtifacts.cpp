@@ -41,6 +41,9 @@ void addBinaries(format::Artifact &a, Targets t) {
     addBinary(a, "cuda:sm_80", format::TargetBinary::Format::Ptx, cudaKernels());
   if (t.rocm)
     addBinary(a, "rocm:gfx90a", format::TargetBinary::Format::Hsaco, rocmKernels());
+  if (t.vulkan)
+    addBinary(a, "vulkan", format::TargetBinary::Format::Spirv,
+              vulkanKernels());
 }
 
 Buffer buffer(Buffer::Kind kind, Shape shape, DType dtype = DType::F32) {
@@ -304,7 +307,7 @@ format::Artifact nestedModel(Targets targets) {
   return a;
 }
 
-format::Artifact tileModel() {
+format::Artifact tileModel(bool vulkan) {
   format::Artifact a;
   a.producer = "tessel-tests";
   a.modelName = "tiles";
@@ -317,9 +320,14 @@ format::Artifact tileModel() {
   a.plan = {{0, {{1, grid}}, {}}, {1, {{1, grid}}, grid}};
   addBinary(a, "cpu", format::TargetBinary::Format::ElfSharedObject,
             cpuKernels());
-  format::LaunchConfig &tiles = a.binaries[0].launchConfigs[1];
-  tiles.workgroupCount[0] = {{1}, 4};
-  tiles.workgroupCount[1] = {{0}, 2};
+  if (vulkan)
+    addBinary(a, "vulkan", format::TargetBinary::Format::Spirv,
+              vulkanKernels());
+  for (format::TargetBinary &bin : a.binaries) {
+    format::LaunchConfig &tiles = bin.launchConfigs[1];
+    tiles.workgroupCount[0] = {{1}, 4};
+    tiles.workgroupCount[1] = {{0}, 2};
+  }
   return a;
 }
 
@@ -356,6 +364,25 @@ std::vector<uint8_t> rocmKernels() {
   std::vector<uint8_t> bytes(text.begin(), text.end());
   bytes.push_back(0);
   return bytes;
+}
+
+std::vector<format::SpirvModule> vulkanModules() {
+  std::vector<format::SpirvModule> modules;
+  for (const char *kernel :
+       {"add", "sum_all", "abi_probe", "zero_i64", "tile_ids"}) {
+    std::vector<uint8_t> bytes = readBytes(
+        std::string(TESSEL_TEST_VULKAN_KERNELS_DIR) + "/" + kernel + ".spv");
+    format::SpirvModule m;
+    m.entryPoint = kernel;
+    m.words.resize(bytes.size() / 4);
+    std::memcpy(m.words.data(), bytes.data(), m.words.size() * 4);
+    modules.push_back(std::move(m));
+  }
+  return modules;
+}
+
+std::vector<uint8_t> vulkanKernels() {
+  return format::encodeSpirvModules(vulkanModules());
 }
 
 std::string fakeCudaLibrary() { return TESSEL_FAKE_CUDA_SO; }

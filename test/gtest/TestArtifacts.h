@@ -2,7 +2,8 @@
 //
 // Small hand-built artifacts whose kernels (kernels/TestKernels.c for the
 // CPU, kernels/TestKernels.ptx for CUDA, a fake code object for the fake
-// HIP library) compute known results:
+// HIP library, kernels/vulkan/*.comp compiled to SPIR-V for Vulkan) compute
+// known results:
 //
 //   addModel:    inputs a, b: f32[batch]; y = (a + b) + a; s = sum(y)
 //                (two launches of `add` through a transient, then `sum_all`
@@ -23,7 +24,7 @@
 //                columns (work dim 1) in tiles of 4, axis y over the rows
 //                (work dim 0) in tiles of 2; each element gets the code of
 //                the workgroup that covers it (kernels/TestKernels.c). CPU
-//                only.
+//                only, or also Vulkan (kernels/vulkan/tile_ids.comp).
 //
 // Control flow (format 3.2), with the same kernels:
 //
@@ -52,6 +53,7 @@
 #define TESSEL_TEST_GTEST_TESTARTIFACTS_H
 
 #include "format/Artifact.h"
+#include "format/SpirvModules.h"
 
 #include <string>
 #include <vector>
@@ -63,6 +65,7 @@ struct Targets {
   bool cpu = true;
   bool cuda = true; ///< "cuda:sm_80" PTX
   bool rocm = true; ///< "rocm:gfx90a" fake code object
+  bool vulkan = true; ///< "vulkan" SPIR-V modules
 };
 
 format::Artifact addModel(Targets targets = {});
@@ -72,7 +75,9 @@ format::Artifact reshapeModel(Targets targets = {});
 format::Artifact ifModel(Targets targets = {});
 format::Artifact loopModel(Targets targets = {});
 format::Artifact nestedModel(Targets targets = {});
-format::Artifact tileModel();
+/// With `vulkan`, the artifact also has a "vulkan" binary with the same
+/// grid (workgroups of 256 invocations).
+format::Artifact tileModel(bool vulkan = false);
 /// What tileModel's output holds at (r, c) for `rows` x `cols`.
 int64_t tileCode(int64_t rows, int64_t cols, int64_t r, int64_t c);
 
@@ -93,6 +98,11 @@ format::ShapeOp shapeOp(format::ShapeOp::Kind kind, format::Shape operands,
 std::vector<uint8_t> cpuKernels();
 std::vector<uint8_t> cudaKernels();
 std::vector<uint8_t> rocmKernels();
+/// The SPIR-V modules of kernels/vulkan (add, sum_all, abi_probe, zero_i64,
+/// tile_ids), each with its kernel's name as entry point, and their
+/// container (format/SpirvModules.h).
+std::vector<format::SpirvModule> vulkanModules();
+std::vector<uint8_t> vulkanKernels();
 
 /// Paths of the fake GPU libraries (see fakes/).
 std::string fakeCudaLibrary();

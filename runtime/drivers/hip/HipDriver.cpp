@@ -232,16 +232,7 @@ public:
 
 private:
   Status initialize() {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!initialized) {
-      initialized = true;
-      Status s = tryInitialize();
-      initCode = s.code();
-      initMessage = s.message();
-    }
-    if (initCode != TESSEL_STATUS_OK)
-      return Status(initCode, initMessage);
-    return Status::ok();
+    return initializeOnce([this] { return tryInitialize(); });
   }
 
   Status tryInitialize() {
@@ -269,10 +260,7 @@ private:
 
   std::string driverName;
   std::vector<std::string> libraries;
-  std::mutex mutex;
-  bool initialized = false;
-  tessel_status_code_t initCode = TESSEL_STATUS_OK;
-  std::string initMessage;
+  InitializeOnce initializeOnce;
   std::shared_ptr<Api> api;
   int numDevices = 0;
 };

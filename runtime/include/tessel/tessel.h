@@ -155,7 +155,7 @@ TESSEL_API tessel_status_t tessel_artifact_find_output(
  * Drivers and devices
  *===----------------------------------------------------------------------===*/
 
-/// The registered drivers: "cpu", "cuda", "hip".
+/// The registered drivers: "cpu", "cuda", "hip", "vulkan".
 TESSEL_API size_t tessel_driver_count(void);
 /// NULL when `index` is out of range.
 TESSEL_API const char *tessel_driver_name(size_t index);
@@ -166,8 +166,8 @@ TESSEL_API tessel_status_t tessel_driver_device_count(const char *driver,
 
 typedef struct tessel_device_s tessel_device_t;
 
-/// Opens a device: "cpu", "cuda", "cuda:N", "hip", "hip:N" (no index means
-/// device 0).
+/// Opens a device: "cpu", "cuda", "cuda:N", "hip", "hip:N", "vulkan",
+/// "vulkan:N" (no index means device 0).
 TESSEL_API tessel_status_t tessel_device_create(const char *spec,
                                                 tessel_device_t **out_device);
 TESSEL_API void tessel_device_release(tessel_device_t *device);

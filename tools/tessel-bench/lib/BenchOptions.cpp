@@ -36,7 +36,8 @@ Inputs
   out of range for them).
 
 Configurations (one result per thread count and batch size)
-  -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N
+  -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N, vulkan,
+                         vulkan:N
   -t, --threads N[,N...] run each CPU kernel on up to N threads (default 0:
                          one per core; at most 256 are used); a list measures
                          each count in turn; ignored on GPUs

@@ -24,7 +24,8 @@ Runs a compiled Tessel artifact on the given inputs.
   -o, --output-dir DIR   write NAME.npy for each output into DIR (created if
                          needed); output names are made file-safe: characters
                          other than A-Z a-z 0-9 . _ - become '_'
-  -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N
+  -d, --device DEVICE    cpu (default), cuda, cuda:N, hip, hip:N, vulkan,
+                         vulkan:N
   -p, --print            print each output (name, dtype, shape, values)
   -t, --threads N        run each CPU kernel on up to N threads (default 0:
                          one per core; at most 256 are used); ignored on GPUs
