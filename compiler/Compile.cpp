@@ -103,13 +103,16 @@ static LogicalResult collectLaunchConfigs(
     tessel::WorkgroupAxis axes[3];
     if (!name || !tessel::getLaunchConfig(op, size, axes))
       return;
-    tessel::format::LaunchConfig &config = recorded[name.getValue()];
+    // A kernel may appear twice (the SPIR-V conversion keeps the gpu.func
+    // beside its spirv.func); both carry the same config.
+    tessel::format::LaunchConfig config;
     for (unsigned a = 0; a < 3; ++a) {
       config.workgroupSize[a] = static_cast<uint32_t>(size[a]);
       config.workgroupCount[a].tile = static_cast<uint64_t>(axes[a].tile);
       for (int64_t d : axes[a].dims)
         config.workgroupCount[a].dims.push_back(static_cast<uint32_t>(d));
     }
+    recorded[name.getValue()] = std::move(config);
   });
   for (const std::string &symbol : symbols) {
     auto it = recorded.find(symbol);
@@ -150,6 +153,31 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     const auto &known = knownTargets();
     if (std::find(known.begin(), known.end(), target) == known.end())
       return emitError(fileLoc) << "unknown target '" << target << "'";
+  }
+
+  // The vulkan target may run another GPU target's mapping.
+  std::optional<GpuMapping> vulkanMapping;
+  if (!options.gpuMappingOf.empty()) {
+    std::unique_ptr<GpuTarget> named = createGpuTarget(options.gpuMappingOf);
+    if (!named)
+      return emitError(fileLoc) << "--gpu-mapping-of: '" << options.gpuMappingOf
+                                << "' is not a GPU target";
+    if (std::find(options.targets.begin(), options.targets.end(), "vulkan") ==
+        options.targets.end())
+      return emitError(fileLoc)
+             << "--gpu-mapping-of applies to the vulkan target, which is "
+                "not among the targets";
+    GpuMapping mapping = named->mapping(), limits = vulkanLimits();
+    if (mapping.threads > limits.threads ||
+        mapping.maxSharedBytes > limits.maxSharedBytes)
+      return emitError(fileLoc)
+             << "the mapping of " << options.gpuMappingOf << " ("
+             << mapping.threads << " threads, " << mapping.maxSharedBytes
+             << " bytes of shared memory) does not fit the vulkan target's "
+                "limits ("
+             << limits.threads << " threads, " << limits.maxSharedBytes
+             << " bytes)";
+    vulkanMapping = mapping;
   }
 
   // import, graph passes, partition, kernel lowering, codegen per target.
@@ -227,9 +255,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     std::string error;
     PassManager stages(&context);
     PassManager pm(&context);
-    std::unique_ptr<GpuTarget> gpu = createGpuTarget(target);
+    std::unique_ptr<GpuTarget> gpu =
+        target == "vulkan" && vulkanMapping ? createVulkanTarget(*vulkanMapping)
+                                            : createGpuTarget(target);
     if (gpu) {
-      buildGpuStagePipeline(stages);
+      buildGpuStagePipeline(stages, gpu->mapping());
       buildGpuLoweringPipeline(pm, *gpu);
     } else {
       // The CPU's extensions decide the SIMD width; the artifact lists them.
@@ -277,10 +307,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       return failure();
     bool ok;
     if (gpu) {
-      binary.format = target.rfind("cuda:", 0) == 0
+      binary.format = target == "vulkan" ? format::TargetBinary::Format::Spirv
+                      : target.rfind("cuda:", 0) == 0
                           ? format::TargetBinary::Format::Ptx
                           : format::TargetBinary::Format::Hsaco;
-      ok = emitGpuBinary(*copy, *gpu, binary.bytes, error);
+      ok = gpu->emitBinary(*copy, binary.bytes, error);
     } else {
       binary.format = format::TargetBinary::Format::ElfSharedObject;
       CpuCodegenOptions cpuOptions;

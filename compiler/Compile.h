@@ -35,7 +35,7 @@ struct CompileStageEvent {
 
 struct CompileOptions {
   /// Targets to generate code for: "cpu" (default), "cuda:sm_80",
-  /// "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942".
+  /// "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942", "vulkan".
   std::vector<std::string> targets = {"cpu"};
   /// -mcpu for the CPU target ("native" for the host). x86-64-v3 (AVX2,
   /// FMA: Intel since 2013, AMD since 2015) doubles the SIMD width of v2;
@@ -46,6 +46,11 @@ struct CompileOptions {
   /// splits) a GPU target would choose, so that the GPU's tiling and fusion
   /// are checked numerically on the CPU. The launch configs are the CPU's.
   bool cpuWithGpuTiles = false;
+  /// A GPU target ("cuda:sm_80", ...) whose mapping (tiles, workgroup
+  /// shapes, reduction splits) the vulkan target takes instead of its own,
+  /// so that what that target will execute runs here on Vulkan. It must
+  /// fit the vulkan target's limits; empty: the vulkan target's own.
+  std::string gpuMappingOf;
   /// Stop after a stage and print its IR into `emitted` instead of building
   /// an artifact: "graph" (imported), "graph-opt" (after graph passes),
   /// "kernels" (partitioned), "linalg" (the first target's stages: tiled,

@@ -4,6 +4,7 @@
 
 #include "codegen/common/Passes.h"
 #include "codegen/cpu/CpuBackend.h"
+#include "codegen/vulkan/Passes.h"
 #include "compiler/Targets.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "dialects/Plan/PlanDialect.h"
@@ -27,6 +28,7 @@ void tessel::registerAllPasses() {
   registerTesselGraphPasses();
   registerTesselTilingPasses();
   registerTesselCodegenCommonPasses();
+  registerTesselCodegenVulkanPasses();
   registerCodegenCommonPipelines();
   registerCpuPipelines();
   registerGpuPipelines();

@@ -10,7 +10,8 @@ using namespace mlir;
 
 const std::vector<std::string> &tessel::knownTargets() {
   static const std::vector<std::string> targets = {
-      "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942"};
+      "cpu",         "cuda:sm_80",  "cuda:sm_90",
+      "rocm:gfx90a", "rocm:gfx942", "vulkan"};
   return targets;
 }
 
@@ -20,6 +21,8 @@ tessel::createGpuTarget(const std::string &name) {
   if (name == "cpu" ||
       std::find(known.begin(), known.end(), name) == known.end())
     return nullptr;
+  if (name == "vulkan")
+    return createVulkanTarget(GpuMapping());
   if (name.rfind("cuda:", 0) == 0)
     return createNvidiaTarget(name.substr(5));
   return createAmdTarget(name.substr(5));
@@ -28,7 +31,7 @@ tessel::createGpuTarget(const std::string &name) {
 namespace {
 struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cuda:sm_80, rocm:gfx90a, ..."),
+                             llvm::cl::desc("cuda:sm_80, rocm:gfx90a, vulkan, ..."),
                              llvm::cl::init("cuda:sm_80")};
 };
 } // namespace
@@ -49,7 +52,7 @@ void tessel::registerGpuPipelines() {
         if (!target)
           return errorHandler("tessel-gpu-lowering: unknown GPU target '" +
                               options.target + "'");
-        buildGpuStagePipeline(pm);
+        buildGpuStagePipeline(pm, target->mapping());
         buildGpuLoweringPipeline(pm, *target);
         return success();
       },

@@ -15,7 +15,7 @@
 
 namespace tessel {
 
-/// "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942".
+/// "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942", "vulkan".
 const std::vector<std::string> &knownTargets();
 
 /// The GPU code generator for a GPU target name; null for "cpu" or unknown.

@@ -345,6 +345,8 @@ def run_case(case, tsl, model_path, ort_dir, case_dir, runs):
     out_names = [o["name"] for o in res["outputs"]]
 
     cmd = [case["tessel_run"], tsl, "--output-dir", tsl_out, "--runs", str(runs)]
+    if case.get("device"):
+        cmd += ["--device", case["device"]]
     for name, path in feeds:
         cmd += ["--input", "%s=%s" % (name, path)]
     rc, out, err, _ = run(cmd, RUN_TIMEOUT_S)
@@ -408,6 +410,9 @@ def main(argv=None):
     ap.add_argument("--work", metavar="DIR", default=os.path.join(REPO, "build", "models-test"),
                     help="caches (ort/, export/) and scratch (run/) (default build/models-test)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per case and runtime (default 5)")
+    ap.add_argument("--device", default="cpu",
+                    help="compile for this device's target and run on it: cpu (default), "
+                    "vulkan, vulkan:N (lavapipe runs the GPU kernels on the CPU)")
     ap.add_argument("--no-install", action="store_true",
                     help="do not install anything; fail if something is missing")
     args = ap.parse_args(argv)
@@ -487,7 +492,8 @@ def main(argv=None):
             c = {"model": model, "opset": opset, "dynseq": dyn, "batch": batch, "seq": seq,
                  "shape": shape_label(batch, seq), "compile": "", "outputs": [], "ok": False,
                  "why": "", "na": None, "tessel_ms": None, "ort_ms": None, "ins": ins,
-                 "vocab": vocab, "tessel_run": os.path.join(bin_dir, "tessel-run")}
+                 "vocab": vocab, "tessel_run": os.path.join(bin_dir, "tessel-run"),
+                 "device": args.device}
             if static_seq is not None and seq != static_seq:
                 c["na"] = "n/a: static seq %d" % static_seq
             mcases.append(c)
@@ -504,7 +510,8 @@ def main(argv=None):
                 os.remove(tsl)
             log("== %s: tessel-compile" % key)
             rc, out, cerr, secs = run([os.path.join(bin_dir, "tessel-compile"), model_path,
-                                       "-o", tsl, "--target", "cpu"], COMPILE_TIMEOUT_S)
+                                       "-o", tsl, "--target", args.device.split(":")[0]],
+                                      COMPILE_TIMEOUT_S)
             if rc != 0 or not os.path.isfile(tsl):
                 err = short_error(cerr or out) if rc else "exit 0 but no .tsl written"
             else:

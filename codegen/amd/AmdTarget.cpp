@@ -17,7 +17,7 @@
 using namespace mlir;
 
 namespace {
-class AmdTarget : public tessel::GpuTarget {
+class AmdTarget : public tessel::LlvmGpuTarget {
 public:
   explicit AmdTarget(std::string chip) : chip(std::move(chip)) {}
 
@@ -31,8 +31,8 @@ public:
       llvm::report_fatal_error("tessel: invalid built-in ROCDL pipeline");
   }
 
-  bool emitBinary(llvm::Module &module, std::vector<uint8_t> &out,
-                  std::string &error) const override {
+  bool emitLlvmBinary(llvm::Module &module, std::vector<uint8_t> &out,
+                      std::string &error) const override {
     std::unique_ptr<llvm::TargetMachine> tm = tessel::createTargetMachine(
         "amdgcn-amd-amdhsa", chip, "", llvm::Reloc::PIC_, error);
     if (!tm)

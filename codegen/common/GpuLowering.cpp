@@ -1,7 +1,8 @@
 //===- GpuLowering.cpp - The shared GPU pipeline --------------------------===//
 //
-// Stages -> scf.parallel loop nests -> grid-stride gpu.func kernels -> the
-// vendor's LLVM dialect; then LLVM IR and the vendor's binary.
+// Stages -> scf.parallel loop nests -> gpu.func kernels mapped onto
+// workgroups and threads -> the target's dialect and binary. For the
+// LLVM-based targets: the vendor's LLVM dialect, LLVM IR, PTX or hsaco.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,37 +15,46 @@
 
 using namespace mlir;
 
-void tessel::buildGpuStagePipeline(OpPassManager &pm) {
-  if (failed(parsePassPipeline("func.func(tessel-gpu-workgroup-tiles,"
-                               " tessel-tile-and-fuse-workgroups,"
-                               " tessel-gpu-split-reductions)",
-                               pm)))
-    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
+static void addPipeline(OpPassManager &pm, const std::string &text) {
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline: " +
+                             llvm::Twine(text));
+}
+
+void tessel::buildGpuStagePipeline(OpPassManager &pm,
+                                   const GpuMapping &mapping) {
+  addPipeline(pm, "func.func(tessel-gpu-workgroup-tiles{threads=" +
+                      std::to_string(mapping.threads) +
+                      " max-temp-bytes=" +
+                      std::to_string(mapping.maxSharedBytes) +
+                      "}, tessel-tile-and-fuse-workgroups,"
+                      " tessel-gpu-split-reductions)");
   buildStagePipeline(pm);
 }
 
 void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuTarget &target) {
   // Parallel loops around sequential reductions: one work item per thread.
-  if (failed(
-          parsePassPipeline("func.func(convert-linalg-to-parallel-loops)", pm)))
-    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
-  pm.addPass(createMapStagesToGpuPass());
-  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  if (failed(parsePassPipeline(
-          "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
-          " convert-math-to-llvm, canonicalize, cse",
-          device)))
-    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
-  target.addToLlvmPasses(device);
-  if (failed(parsePassPipeline("reconcile-unrealized-casts", pm)))
-    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline");
+  addPipeline(pm, "func.func(convert-linalg-to-parallel-loops),"
+                  " tessel-map-stages-to-gpu{threads=" +
+                      std::to_string(target.mapping().threads) + "}");
+  target.addLoweringPasses(pm);
 }
 
-bool tessel::emitGpuBinary(ModuleOp module, const GpuTarget &target,
-                           std::vector<uint8_t> &out, std::string &error) {
+void tessel::LlvmGpuTarget::addLoweringPasses(OpPassManager &pm) const {
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  addPipeline(device, "expand-strided-metadata, lower-affine,"
+                      " convert-scf-to-cf, convert-math-to-llvm,"
+                      " canonicalize, cse");
+  addToLlvmPasses(device);
+  addPipeline(pm, "reconcile-unrealized-casts");
+}
+
+bool tessel::LlvmGpuTarget::emitBinary(ModuleOp lowered,
+                                       std::vector<uint8_t> &out,
+                                       std::string &error) const {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateGpuModule(module, context, error);
-  return llvmModule && target.emitBinary(*llvmModule, out, error);
+      translateGpuModule(lowered, context, error);
+  return llvmModule && emitLlvmBinary(*llvmModule, out, error);
 }

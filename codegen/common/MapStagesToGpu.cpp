@@ -31,14 +31,11 @@ using namespace mlir;
 
 namespace {
 
-/// Threads per block: the Kernel ABI's fixed launch shape.
-constexpr int64_t kBlockSize = 256;
-
-/// The global id of this thread in a 1-D launch of kBlockSize blocks.
-Value globalId(OpBuilder &b, Location loc) {
+/// The global id of this thread in a 1-D launch of blocks of blockSize.
+Value globalId(OpBuilder &b, Location loc, int64_t blockSize) {
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value size = arith::ConstantIndexOp::create(b, loc, kBlockSize);
+  Value size = arith::ConstantIndexOp::create(b, loc, blockSize);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, size), thread);
 }
@@ -96,13 +93,13 @@ void distribute(scf::ParallelOp loop, Value id) {
 }
 
 /// Rewrites `loop` into a block-stride loop: thread `tid` of a block of
-/// kBlockSize runs iterations tid, tid + kBlockSize, ... of the loop.
-void distributeInBlock(scf::ParallelOp loop, Value tid) {
+/// blockSize runs iterations tid, tid + blockSize, ... of the loop.
+void distributeInBlock(scf::ParallelOp loop, Value tid, int64_t blockSize) {
   OpBuilder b(loop);
   SmallVector<Value> extents = tripCounts(b, loop);
   auto strided = scf::ForOp::create(
       b, loop.getLoc(), tid, product(b, loop.getLoc(), extents),
-      arith::ConstantIndexOp::create(b, loop.getLoc(), kBlockSize));
+      arith::ConstantIndexOp::create(b, loop.getLoc(), blockSize));
   b.setInsertionPoint(strided.getBody()->getTerminator());
   cloneIteration(b, loop, extents, strided.getInductionVar());
   loop.erase();
@@ -128,11 +125,27 @@ LogicalResult toWorkgroupMemory(gpu::GPUFuncOp kernel, memref::AllocOp alloc) {
   }
   auto space = gpu::AddressSpaceAttr::get(kernel.getContext(),
                                           gpu::AddressSpace::Workgroup);
+  // The attribution is flat, viewed in the tile's shape: a target whose
+  // memory model has no multi-dimensional views (SPIR-V) indexes it as the
+  // kernel arguments are indexed, and the others see the same addresses.
+  int64_t elements = 1;
+  for (int64_t extent : bound)
+    elements *= extent;
+  auto flat = MemRefType::get({elements}, type.getElementType(),
+                              MemRefLayoutAttrInterface{}, space);
+  Value buffer = kernel.addWorkgroupAttribution(flat, alloc.getLoc());
+  OpBuilder b(alloc);
   auto shared = MemRefType::get(bound, type.getElementType(),
                                 MemRefLayoutAttrInterface{}, space);
-  Value buffer = kernel.addWorkgroupAttribution(shared, alloc.getLoc());
+  if (bound.empty())
+    buffer = memref::CollapseShapeOp::create(
+        b, alloc.getLoc(), shared, buffer, ArrayRef<ReassociationIndices>{});
+  else if (bound.size() > 1)
+    buffer = memref::ExpandShapeOp::create(
+        b, alloc.getLoc(), shared, buffer,
+        ArrayRef<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, bound.size()))});
   if (!type.hasStaticShape()) {
-    OpBuilder b(alloc);
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
     buffer = memref::SubViewOp::create(b, alloc.getLoc(), buffer, offsets,
@@ -181,7 +194,8 @@ LogicalResult toWorkgroupMemory(gpu::GPUFuncOp kernel, memref::AllocOp alloc) {
 /// loop block-stride, a barrier between them, anything else with side
 /// effects on thread 0. Returns the launch's axes.
 FailureOr<SmallVector<tessel::WorkgroupAxis>>
-mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
+mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall,
+                   int64_t blockSize) {
   OpBuilder b(forall);
   Location loc = forall.getLoc();
   const gpu::Dimension grid[] = {gpu::Dimension::x, gpu::Dimension::y,
@@ -225,7 +239,7 @@ mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       b.setInsertionPointAfter(loop);
       gpu::BarrierOp::create(b, loc);
-      distributeInBlock(loop, tid);
+      distributeInBlock(loop, tid, blockSize);
       continue;
     }
     // One thread does what is not a parallel loop.
@@ -242,9 +256,16 @@ mapWorkgroupForall(gpu::GPUFuncOp kernel, scf::ForallOp forall) {
 
 struct MapStagesToGpuPass
     : tessel::impl::MapStagesToGpuPassBase<MapStagesToGpuPass> {
+  using MapStagesToGpuPassBase::MapStagesToGpuPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    const int64_t blockSize = threads;
+    if (blockSize < 1 || blockSize > 1024) {
+      module.emitError("tessel-map-stages-to-gpu: threads must be in [1, 1024]");
+      return signalPassFailure();
+    }
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule =
@@ -263,7 +284,7 @@ struct MapStagesToGpuPass
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       UnitAttr::get(ctx));
       kernel.setKnownBlockSizeAttr(
-          DenseI32ArrayAttr::get(ctx, {int32_t(kBlockSize), 1, 1}));
+          DenseI32ArrayAttr::get(ctx, {int32_t(blockSize), 1, 1}));
       Block &body = kernel.getBody().front();
       IRMapping map;
       for (auto [from, to] :
@@ -279,23 +300,23 @@ struct MapStagesToGpuPass
       if (!foralls.empty()) {
         // A workgroup forall: blocks of the grid, threads of the block.
         FailureOr<SmallVector<tessel::WorkgroupAxis>> axes =
-            mapWorkgroupForall(kernel, *foralls.begin());
+            mapWorkgroupForall(kernel, *foralls.begin(), blockSize);
         if (failed(axes))
           return signalPassFailure();
-        tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, *axes);
+        tessel::setLaunchConfig(kernel, {blockSize, 1, 1}, *axes);
         stage.erase();
         continue;
       }
       // Otherwise one work item per thread of a 1-D grid: blocks of
-      // kBlockSize threads along x, ceil(product of every work size /
-      // kBlockSize) of them.
+      // blockSize threads along x, ceil(product of every work size /
+      // blockSize) of them.
       auto workDims = stage->getAttrOfType<ArrayAttr>("tessel.work_dims");
-      tessel::WorkgroupAxis x{kBlockSize, {}};
+      tessel::WorkgroupAxis x{blockSize, {}};
       for (int64_t d = 0, e = workDims ? workDims.size() : 0; d < e; ++d)
         x.dims.push_back(d);
-      tessel::setLaunchConfig(kernel, {kBlockSize, 1, 1}, {x});
+      tessel::setLaunchConfig(kernel, {blockSize, 1, 1}, {x});
       inner.setInsertionPointToStart(&body);
-      Value id = globalId(inner, stage.getLoc());
+      Value id = globalId(inner, stage.getLoc(), blockSize);
 
       SmallVector<scf::ParallelOp> loops;
       for (auto loop : body.getOps<scf::ParallelOp>())

@@ -212,14 +212,21 @@ def MapStagesToGpuPass : Pass<"tessel-map-stages-to-gpu", "mlir::ModuleOp"> {
         each parallel loop of the tile block-stride over threadIdx.x (the
         loop's innermost index fastest), a barrier after each, anything else
         that writes memory on thread 0; the tile's temporaries live in
-        workgroup (shared) memory.
+        workgroup (shared) memory, each a flat attribution viewed in the
+        tile's shape (memref.expand_shape), so that every target indexes
+        it as it indexes the kernel's arguments.
       * Any other stage has its top-level scf.parallel as one work item per
         thread of a 1-D grid (thread id = blockIdx.x * 256 + threadIdx.x,
         delinearized into the loop's indices, guarded by id < the loop's
         trip count), so the runtime launches ceil(work / 256) blocks; a
         stage without parallel loops runs on the first thread. tanh is expanded into exp, erf into an f32 polynomial and
-    powf into exp and log (ExpandDeviceMath.cpp).
+    powf into exp and log (ExpandDeviceMath.cpp). The block size is the
+    target's (`threads`, 256 on every target today).
   }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "256",
+           "Threads of a block (the workgroup size along x)">,
+  ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }

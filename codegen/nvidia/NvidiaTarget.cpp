@@ -16,7 +16,7 @@
 using namespace mlir;
 
 namespace {
-class NvidiaTarget : public tessel::GpuTarget {
+class NvidiaTarget : public tessel::LlvmGpuTarget {
 public:
   explicit NvidiaTarget(std::string chip) : chip(std::move(chip)) {}
 
@@ -30,8 +30,8 @@ public:
       llvm::report_fatal_error("tessel: invalid built-in NVVM pipeline");
   }
 
-  bool emitBinary(llvm::Module &module, std::vector<uint8_t> &out,
-                  std::string &error) const override {
+  bool emitLlvmBinary(llvm::Module &module, std::vector<uint8_t> &out,
+                      std::string &error) const override {
     // PTX ISA 7.8 is the newest both sm_80 and sm_90 toolchains accept here.
     std::unique_ptr<llvm::TargetMachine> tm = tessel::createTargetMachine(
         "nvptx64-nvidia-cuda", chip, "+ptx78", llvm::Reloc::Static, error);

@@ -70,7 +70,8 @@ def compile(model_path, output_path=None, targets=("cpu",), **options):
     file and its bytes are returned (``tessel.Session`` takes either).
 
     ``targets``: "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a",
-    "rocm:gfx942", or a sequence of them (one artifact holds them all).
+    "rocm:gfx942", "vulkan", or a sequence of them (one artifact holds them
+    all).
 
     Options: ``mcpu="native"`` (or "x86-64-v2", ...; default x86-64-v3)
     picks the CPU the cpu target is compiled for; ``cpu_gpu_tiles=True`` is

@@ -7,6 +7,11 @@ and 3 and their reference outputs. Each model is compiled once with
 tessel-compile and run on every input with tessel-run; each output must
 match the reference (rtol 1e-4, atol 1e-5) in shape, dtype and values.
 
+With --device vulkan each model is compiled for the vulkan target and run
+on the first Vulkan device; --gpu-mapping-of TARGET (repeatable) also runs
+each model with the kernels of that GPU target's mapping (tessel-compile
+--gpu-mapping-of), so the CUDA and HIP targets' tiles run on Vulkan.
+
 Last line: `models: N passed, M failed` (one line per model and input set
 before it). Exit 1 when anything failed, 2 on bad usage.
 
@@ -87,8 +92,18 @@ def check_external(model_dir):
     return None
 
 
-def test_model(name, model_dir, bin_dir, work_dir, report):
+def test_model(name, model_dir, bin_dir, work_dir, report, device=None, mapping=None):
     """Runs one model; calls report(label, reason_or_None) per check."""
+    compile_args, run_args = [], []
+    if device:
+        compile_args += ["--target", device.split(":")[0]]
+        run_args += ["--device", device]
+        name_suffix = " on %s" % device
+        if mapping:
+            compile_args += ["--gpu-mapping-of", mapping]
+            name_suffix += " (mapping of %s)" % mapping
+    else:
+        name_suffix = ""
     m = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False)
     inits = {t.name for t in m.graph.initializer}
     in_names = [vi.name for vi in m.graph.input if vi.name not in inits]
@@ -104,7 +119,8 @@ def test_model(name, model_dir, bin_dir, work_dir, report):
             report("%s setup" % name, err)
             return
 
-    wdir = os.path.join(work_dir, name)
+    wdir = os.path.join(work_dir, name + ("_" + sanitize(device) if device else "")
+                        + ("_" + sanitize(mapping) if mapping else ""))
     os.makedirs(wdir, exist_ok=True)
     tsl = os.path.join(wdir, "model.tsl")
     src_dir = model_dir
@@ -117,25 +133,26 @@ def test_model(name, model_dir, bin_dir, work_dir, report):
     # Compile from another folder, so that external data must be found
     # relative to the model, not to the working directory.
     err = call([os.path.join(bin_dir, "tessel-compile"),
-                os.path.join(src_dir, "model.onnx"), "-o", tsl], cwd=wdir)
+                os.path.join(src_dir, "model.onnx"), "-o", tsl] + compile_args, cwd=wdir)
     if err is None and not os.path.isfile(tsl):
         err = "exit 0 but no .tsl written"
     if src_dir != model_dir:
         shutil.rmtree(src_dir, ignore_errors=True)
     if err:
         for inp in pairs:
-            report("%s %s" % (name, os.path.basename(inp)), "compile: " + err)
+            report("%s %s%s" % (name, os.path.basename(inp), name_suffix), "compile: " + err)
         return
 
     for inp in pairs:
         k = re.search(r"input_(\d+)\.npy$", inp).group(1)
-        label = "%s input_%s (batch %d)" % (name, k, np.load(inp, mmap_mode="r").shape[0])
+        label = "%s input_%s (batch %d)%s" % (name, k, np.load(inp, mmap_mode="r").shape[0],
+                                              name_suffix)
         expected = np.load(os.path.join(model_dir, "output_%s.npy" % k))
         out_dir = os.path.join(wdir, "out_%s" % k)
         shutil.rmtree(out_dir, ignore_errors=True)
         os.makedirs(out_dir)
-        err = call([os.path.join(bin_dir, "tessel-run"), tsl,
-                    "--input", "%s=%s" % (in_names[0], inp), "--output-dir", out_dir], cwd=wdir)
+        err = call([os.path.join(bin_dir, "tessel-run"), tsl] + run_args +
+                   ["--input", "%s=%s" % (in_names[0], inp), "--output-dir", out_dir], cwd=wdir)
         if err:
             report(label, "run: " + err)
             continue
@@ -154,7 +171,13 @@ def main(argv=None):
     ap.add_argument("--work-dir", help="scratch folder (default: a fresh temporary folder in "
                     "the build folder, the parent of --bin-dir; removed when all pass)")
     ap.add_argument("--models", help="comma-separated subset of mlp,cnn,mlp_external")
+    ap.add_argument("--device", help="compile for this device's target and run on it "
+                    "(vulkan, vulkan:N); default: the CPU")
+    ap.add_argument("--gpu-mapping-of", action="append", default=[], metavar="TARGET",
+                    help="with --device vulkan, also run each model with TARGET's GPU "
+                    "mapping (repeatable)")
     args = ap.parse_args(argv)
+    args.bin_dir = os.path.abspath(args.bin_dir)  # the tests run in their own folders
 
     for tool in ("tessel-compile", "tessel-run"):
         p = os.path.join(args.bin_dir, tool)
@@ -201,12 +224,16 @@ def main(argv=None):
         print(("PASS  %s" % label) if reason is None else ("FAIL  %s  -- %s" % (label, reason)))
         sys.stdout.flush()
 
+    if args.gpu_mapping_of and not args.device:
+        print("models: error: --gpu-mapping-of needs --device vulkan", file=sys.stderr)
+        return 2
     for name in names:
-        try:
-            test_model(name, os.path.join(models_dir, name), args.bin_dir,
-                       os.path.join(work_dir, "run"), report)
-        except Exception as e:  # noqa: BLE001 - a harness error fails that model
-            report(name, "harness: %s: %s" % (type(e).__name__, e))
+        for mapping in [None] + args.gpu_mapping_of:
+            try:
+                test_model(name, os.path.join(models_dir, name), args.bin_dir,
+                           os.path.join(work_dir, "run"), report, args.device, mapping)
+            except Exception as e:  # noqa: BLE001 - a harness error fails that model
+                report(name, "harness: %s: %s" % (type(e).__name__, e))
 
     n_pass = sum(results)
     n_fail = len(results) - n_pass

@@ -19,8 +19,13 @@ defaults of ONNX's own backend test runner, whose reference outputs some
 tests round to 4 decimals; float16/bfloat16: rtol 1e-3, atol 1e-3; ints and
 bools exact; NaN == NaN).
 
+With --device vulkan, each test is compiled for the vulkan target and run on
+the first Vulkan device (Mesa's lavapipe here), against the same reference
+outputs and tolerances.
+
 Known failures live in the xfail file (test/e2e/node_tests.xfail), one
-"test_name  # reason" a line. An xfail that passes (XPASS) fails the run,
+"test_name  # reason" a line; a device's own exceptions are in a second file
+(--device-xfail, node_tests.vulkan.xfail for vulkan), read on top of it. An xfail that passes (XPASS) fails the run,
 so the file never goes stale silently.
 
 Last lines: `selected S of T folders` and
@@ -223,7 +228,7 @@ class Result:
 
 
 def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
-             compile_args=()):
+             compile_args=(), device=None):
     deadline = time.monotonic() + timeout_s
     tdir = os.path.join(work_dir, name)
     shutil.rmtree(tdir, ignore_errors=True)
@@ -249,8 +254,9 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
         return None
 
     tsl = os.path.join(tdir, "model.tsl")
+    target = ["--target", device.split(":")[0]] if device else []
     err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl]
-               + list(compile_args))
+               + target + list(compile_args))
     if err:
         return Result(name, False, err)
     if not os.path.isfile(tsl):
@@ -278,7 +284,7 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
                           % (dsn, len(out_files), len(info["outputs"])))
         out_dir = os.path.join(tdir, dsn)
         os.makedirs(out_dir)
-        cmd = [run_bin, tsl]
+        cmd = [run_bin, tsl] + (["--device", device] if device else [])
         for in_name, f in zip(info["inputs"], in_files):
             cmd += ["--input", "%s=%s" % (in_name, f)]
         cmd += ["--output-dir", out_dir]
@@ -329,6 +335,11 @@ def main(argv=None):
     ap.add_argument("--filter", help="only folders whose name matches this regex (re.search)")
     ap.add_argument("--xfail", default=os.path.join(HERE, "node_tests.xfail"),
                     help="expected-failure list (default test/e2e/node_tests.xfail)")
+    ap.add_argument("--device", help="compile for this device's target and run on it "
+                    "(vulkan, vulkan:N); default: the CPU")
+    ap.add_argument("--device-xfail",
+                    help="the device's own expected failures, on top of --xfail "
+                    "(default test/e2e/node_tests.<driver>.xfail with --device)")
     ap.add_argument("--list", action="store_true", help="print the selected tests only")
     ap.add_argument("--list-unselected", action="store_true",
                     help="print every folder not selected, with the reason")
@@ -343,6 +354,7 @@ def main(argv=None):
     ap.add_argument("--keep-work", action="store_true",
                     help="keep the scratch folders of passing tests too")
     args = ap.parse_args(argv)
+    args.bin_dir = os.path.abspath(args.bin_dir)  # the tests run in their own folders
 
     if not os.path.isdir(args.tests_dir):
         print("node-tests: error: no node-test folder at %s (set --tests-dir or "
@@ -355,6 +367,13 @@ def main(argv=None):
         return 2
     try:
         xfail = read_xfail(args.xfail)
+        if args.device:
+            device_xfail = args.device_xfail or os.path.join(
+                HERE, "node_tests.%s.xfail" % args.device.split(":")[0])
+            for name, reason in read_xfail(device_xfail).items():
+                if name in xfail:
+                    raise ValueError("%s: %s is already in %s" % (device_xfail, name, args.xfail))
+                xfail[name] = "%s: %s" % (args.device.split(":")[0], reason)
     except ValueError as e:
         print("node-tests: error: %s" % e, file=sys.stderr)
         return 2
@@ -420,7 +439,7 @@ def main(argv=None):
         try:
             r = run_test(d, os.path.join(args.tests_dir, d), info, args.bin_dir, work_dir,
                          args.timeout, gpu_offline=not args.no_gpu_offline,
-                         compile_args=args.compile_arg)
+                         compile_args=args.compile_arg, device=args.device)
         except Exception as e:  # noqa: BLE001 - a harness error is that test's failure
             r = Result(d, False, "harness: %s: %s" % (type(e).__name__, e))
         if r.ok and not args.keep_work:

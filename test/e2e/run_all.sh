@@ -4,7 +4,13 @@
 #   test/e2e/run_all.sh BIN_DIR WORK_DIR [NODE_TEST_JOBS]
 #
 # Scratch files go to WORK_DIR/{node-tests,node-tests-gpu-tiles,models,bad-input,
-# int-div} (kept there for a look after a failure). Exit 1 if any suite failed.
+# int-div,...-vulkan} (kept there for a look after a failure). Exit 1 if any
+# suite failed.
+#
+# The GPU mapping runs numerically on Vulkan: Mesa's lavapipe (a CPU Vulkan
+# driver, mesa-vulkan-drivers) runs the vulkan target's kernels at its
+# default subgroup size 8, and the node tests again at 4
+# (LP_NATIVE_VECTOR_WIDTH=128), so that no kernel assumes one.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PY=/usr/bin/python3
@@ -32,6 +38,16 @@ suite node-tests-gpu-tiles "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests-gpu-tiles" -j "$JOBS" --no-gpu-offline \
   --compile-arg=--cpu-gpu-tiles \
   --filter 'softmax|reduce|norm|pool|conv|gemm|matmul|mean|lrn|argm|hardmax'
+# Vulkan: the same models and node tests on --device vulkan, the models also
+# with the mappings of the CUDA and HIP targets.
+suite models-vulkan "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" \
+  --work-dir "$WORK/models-vulkan" --device vulkan \
+  --gpu-mapping-of cuda:sm_80 --gpu-mapping-of cuda:sm_90 --gpu-mapping-of rocm:gfx942
+suite node-tests-vulkan "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
+  --work-dir "$WORK/node-tests-vulkan" -j "$JOBS" --no-gpu-offline --device vulkan
+suite node-tests-vulkan-subgroup-4 env LP_NATIVE_VECTOR_WIDTH=128 "$PY" \
+  "$HERE/node_tests.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/node-tests-vulkan-sg4" \
+  -j "$JOBS" --no-gpu-offline --device vulkan
 if [ $status -ne 0 ]; then
   echo "== e2e: FAILED: ${failed[*]} (scratch files in $WORK)"
 else

@@ -289,6 +289,26 @@ def test_bad_artifacts(tmp_path):
         tessel.Session(42)
 
 
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_vulkan_device(models, name):
+    """The vulkan target on the first Vulkan device (lavapipe in `make test`,
+    whose deps install it): the same results as numpy's reference, a
+    session's arrays written in place."""
+    m = models[name]
+    data = tessel.compile(m.onnx, targets=("cpu", "vulkan"))
+    session = tessel.Session(data, device="vulkan")
+    assert session.targets == ["cpu", "vulkan"]
+    assert session.device.startswith("vulkan:")
+    for batch in (1, 3):
+        x = m.input(batch, seed=batch)
+        (out,) = session.run({m.input_name: x}).values()
+        close(out, m.expected(x))
+        (info,) = session.outputs
+        into = np.empty(out.shape, np.float32)
+        session.run_into({m.input_name: x}, {info.name: into})
+        close(into, m.expected(x))
+
+
 def test_devices_and_threads(mlp):
     try:
         gpu = tessel.Session(mlp.artifact, device="cuda")

@@ -19,6 +19,7 @@
 #include "compiler/Compile.h"
 #include "compiler/Registration.h"
 #include "compiler/Report.h"
+#include "format/SpirvModules.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/Importer.h"
 #include "tools/common/StatusLine.h"
@@ -31,6 +32,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -56,7 +58,8 @@ static const char *kUsage =
     "                     import error); exit 0 when all are supported, else 1\n"
     "  -o OUT.tsl         the artifact to write (required)\n"
     "  --target TARGET    cpu (default), cuda:sm_80, cuda:sm_90, rocm:gfx90a,\n"
-    "                     rocm:gfx942; repeat for several targets in one file\n"
+    "                     rocm:gfx942, vulkan; repeat for several targets in\n"
+    "                     one file\n"
     "  --mcpu CPU         x86-64 CPU for the cpu target (default x86-64-v3,\n"
     "                     i.e. AVX2 + FMA; x86-64-v2 for older CPUs, 'native'\n"
     "                     for this machine)\n"
@@ -68,13 +71,19 @@ static const char *kUsage =
     "                     with -o, also write the artifact\n"
     "  --dump-binaries DIR\n"
     "                     also write each target's code to DIR/<target>.so,\n"
-    "                     .ptx or .hsaco (':' in the target becomes '_')\n"
+    "                     .ptx or .hsaco (':' in the target becomes '_'), and\n"
+    "                     vulkan's SPIR-V to DIR/vulkan/<kernel>.spv\n"
     "  --timings          after compiling, print the time of each stage\n"
     "                     (import, graph passes, partition, kernel lowering,\n"
     "                     codegen per target, write) and the total to stderr\n"
     "  --cpu-gpu-tiles    test aid: the cpu target takes the workgroup tiles\n"
     "                     a GPU target would choose, so that the GPU's tiling\n"
     "                     and fusion are checked numerically on the CPU\n"
+    "  --gpu-mapping-of TARGET\n"
+    "                     the vulkan target takes the tiles, workgroup\n"
+    "                     shapes and reduction splits that TARGET (e.g.\n"
+    "                     cuda:sm_80) would choose, so that its kernels run\n"
+    "                     on Vulkan; they must fit Vulkan's limits\n"
     "  -h, --help         this text\n"
     "\n"
     "When stderr is a terminal, a compile that takes more than a second shows\n"
@@ -249,6 +258,26 @@ static int checkSupported(const std::vector<std::string> &models) {
   return allSupported ? 0 : 1;
 }
 
+/// Writes each SPIR-V module of `binary` to DIR/<kernel>.spv.
+static bool dumpSpirv(const tessel::format::TargetBinary &binary,
+                      const std::string &dir, std::string &error) {
+  std::vector<tessel::format::SpirvModule> modules;
+  if (!tessel::format::decodeSpirvModules(binary.bytes, modules, error))
+    return false;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (const tessel::format::SpirvModule &m : modules) {
+    std::ofstream out(dir + "/" + m.entryPoint + ".spv", std::ios::binary);
+    out.write(reinterpret_cast<const char *>(m.words.data()),
+              m.words.size() * sizeof(uint32_t));
+    if (!out) {
+      error = dir + ": cannot write the SPIR-V modules";
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Writes --dump-binaries and the artifact (through a temporary name, so a
 /// failure leaves no partial artifact); on failure sets `error`.
 static bool writeOutputs(const tessel::format::Artifact &artifact,
@@ -256,6 +285,11 @@ static bool writeOutputs(const tessel::format::Artifact &artifact,
                          std::string &error) {
   if (!dumpDir.empty())
     for (const tessel::format::TargetBinary &b : artifact.binaries) {
+      if (b.format == tessel::format::TargetBinary::Format::Spirv) {
+        if (!dumpSpirv(b, dumpDir + "/" + b.target, error))
+          return false;
+        continue;
+      }
       std::string name = b.target;
       std::replace(name.begin(), name.end(), ':', '_');
       const char *ext =
@@ -332,6 +366,9 @@ int main(int argc, char **argv) {
         return usageError("--dump-binaries needs a folder");
     } else if (arg == "--timings") {
       timings = true;
+    } else if (arg == "--gpu-mapping-of") {
+      if (!value(options.gpuMappingOf))
+        return usageError("--gpu-mapping-of needs a target");
     } else if (arg == "--cpu-gpu-tiles") {
       options.cpuWithGpuTiles = true;
     } else if (arg == "--mcpu") {

@@ -8,6 +8,15 @@
 // (exp stays).
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s --check-prefix=NONE
+// The block size is the target's mapping's (`threads`, 256 by default):
+// RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu="threads=64" | FileCheck %s --check-prefix=T64
+// T64-LABEL: gpu.func @one_s0(
+// T64-SAME:    known_block_size = array<i32: 64, 1, 1>
+// T64:         arith.constant 64 : index
+// T64-LABEL: gpu.func @rows_s0
+// T64-SAME:    tessel.workgroup_size = array<i64: 64, 1, 1>
+// RUN: not tessel-opt %s --split-input-file --tessel-map-stages-to-gpu="threads=2048" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: tessel-map-stages-to-gpu: threads must be in [1, 1024]
 
 // NONE-NOT: func.func
 // NONE-NOT: scf.parallel
@@ -192,6 +201,40 @@ func.func @rows_s0(%x: memref<?x64xf32>, %y: memref<?x64xf32>) attributes {tesse
       %s = memref.load %t[%r] : memref<?xf32>
       %q = arith.divf %v, %s : f32
       memref.store %q, %ys[%r, %c] : memref<?x64xf32, strided<[64, 1], offset: ?>>
+      scf.reduce
+    }
+  } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+  return
+}
+
+// -----
+
+// A 2-D workgroup temporary: the attribution is flat (4 x 8 = 32 elements)
+// and viewed in the tile's shape, so that every target indexes workgroup
+// memory the way it indexes the kernel's arguments (SPIR-V has no
+// multi-dimensional views).
+// CHECK-LABEL: gpu.func @tile2d_s0
+// CHECK-SAME:    workgroup(%[[FLAT:.+]] : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK:         %[[TILE:.+]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [4, 8] : memref<32xf32, #gpu.address_space<workgroup>> into memref<4x8xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.subview %[[TILE]][0, 0] [%{{.+}}, 8] [1, 1]
+func.func @tile2d_s0(%x: memref<?x8xf32>, %y: memref<?x8xf32>) attributes {tessel.work_dims = [array<i64: 0, 0>, array<i64: -1, 8>]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?x8xf32>
+  scf.forall (%i, %j) = (0, 0) to (%n, 8) step (4, 8) {
+    %size = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 4)>(%i)[%n]
+    %t = memref.alloc(%size) : memref<?x8xf32>
+    %xs = memref.subview %x[%i, 0] [%size, 8] [1, 1] : memref<?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [%size, 8] [1, 1] : memref<?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    scf.parallel (%r, %c) = (%c0, %c0) to (%size, %c8) step (%c1, %c1) {
+      %v = memref.load %xs[%r, %c] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+      memref.store %v, %t[%r, %c] : memref<?x8xf32>
+      scf.reduce
+    }
+    scf.parallel (%r, %c) = (%c0, %c0) to (%size, %c8) step (%c1, %c1) {
+      %v = memref.load %t[%r, %c] : memref<?x8xf32>
+      memref.store %v, %ys[%r, %c] : memref<?x8xf32, strided<[8, 1], offset: ?>>
       scf.reduce
     }
   } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
