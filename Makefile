@@ -11,7 +11,9 @@
 #               into P (default /usr/local)
 #   make test-models  deps + build + real models (ResNet, MobileNet, BERT/GPT-like) against
 #               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
-#               `.ci/run` runs it after `make test`). Options: TEST_MODELS_ARGS="--only resnet18"
+#               `.ci/run` runs it after `make test`), on the CPU and then on --device
+#               vulkan (lavapipe: one timed run each, about 10 minutes).
+#               Options: TEST_MODELS_ARGS="--only resnet18"
 #   make test-sanitize
 #               a second build with assertions, AddressSanitizer and
 #               UndefinedBehaviorSanitizer in build-sanitize/, then the runtime
@@ -66,6 +68,8 @@ install: build
 test-models: deps
 	$(MAKE) build
 	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test $(TEST_MODELS_ARGS)
+	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test \
+	  --device vulkan --runs 1 --no-install $(TEST_MODELS_ARGS)
 # Assertions on (-O1 -g, no NDEBUG), ASan + UBSan on every Tessel target;
 # libMLIR.so and libLLVM.so stay as Debian built them (uninstrumented).
 $(SANITIZE_BUILD)/build.ninja:
