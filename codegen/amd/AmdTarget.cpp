@@ -10,8 +10,8 @@
 
 #include "codegen/common/GpuTarget.h"
 #include "codegen/common/LlvmEmission.h"
+#include "codegen/common/Passes.h"
 
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/IR/Module.h"
 
 using namespace mlir;
@@ -24,11 +24,9 @@ public:
   std::string name() const override { return "rocm:" + chip; }
 
   void addToLlvmPasses(OpPassManager &pm) const override {
-    std::string pipeline = "tessel-gpu-math-to-intrinsics{vendor=amd},"
-                           " convert-gpu-to-rocdl{chipset=" +
-                           chip + " index-bitwidth=64}, canonicalize";
-    if (failed(parsePassPipeline(pipeline, pm)))
-      llvm::report_fatal_error("tessel: invalid built-in ROCDL pipeline");
+    tessel::addBuiltinPipeline(pm, "tessel-gpu-math-to-intrinsics{vendor=amd},"
+                                   " convert-gpu-to-rocdl{chipset=" +
+                                       chip + " index-bitwidth=64}, canonicalize");
   }
 
   bool emitLlvmBinary(llvm::Module &module, std::vector<uint8_t> &out,

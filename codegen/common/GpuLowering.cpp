@@ -11,19 +11,12 @@
 #include "codegen/common/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
-static void addPipeline(OpPassManager &pm, const std::string &text) {
-  if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error("tessel: invalid built-in GPU pipeline: " +
-                             llvm::Twine(text));
-}
-
 void tessel::buildGpuStagePipeline(OpPassManager &pm,
                                    const GpuMapping &mapping) {
-  addPipeline(pm, "func.func(tessel-gpu-workgroup-tiles{threads=" +
+  addBuiltinPipeline(pm, "func.func(tessel-gpu-workgroup-tiles{threads=" +
                       std::to_string(mapping.threads) +
                       " max-temp-bytes=" +
                       std::to_string(mapping.maxSharedBytes) +
@@ -35,7 +28,7 @@ void tessel::buildGpuStagePipeline(OpPassManager &pm,
 void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuTarget &target) {
   // Parallel loops around sequential reductions: one work item per thread.
-  addPipeline(pm, "func.func(convert-linalg-to-parallel-loops),"
+  addBuiltinPipeline(pm, "func.func(convert-linalg-to-parallel-loops),"
                   " tessel-map-stages-to-gpu{threads=" +
                       std::to_string(target.mapping().threads) + "}");
   target.addLoweringPasses(pm);
@@ -43,11 +36,11 @@ void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
 
 void tessel::LlvmGpuTarget::addLoweringPasses(OpPassManager &pm) const {
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  addPipeline(device, "expand-strided-metadata, lower-affine,"
+  addBuiltinPipeline(device, "expand-strided-metadata, lower-affine,"
                       " convert-scf-to-cf, convert-math-to-llvm,"
                       " canonicalize, cse");
   addToLlvmPasses(device);
-  addPipeline(pm, "reconcile-unrealized-casts");
+  addBuiltinPipeline(pm, "reconcile-unrealized-casts");
 }
 
 bool tessel::LlvmGpuTarget::emitBinary(ModuleOp lowered,

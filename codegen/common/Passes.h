@@ -30,6 +30,11 @@ void buildSharedLoweringPipeline(mlir::OpPassManager &pm);
 /// its tiling; the stages it yields are the same on every target.
 void buildStagePipeline(mlir::OpPassManager &pm);
 
+/// Appends the built-in pipeline `text` (pass names as tessel-opt spells
+/// them) to `pm`. A text that does not parse is a compiler bug: it aborts,
+/// naming the text.
+void addBuiltinPipeline(mlir::OpPassManager &pm, llvm::StringRef text);
+
 /// Registers the pipelines above as `tessel-shared-lowering` and
 /// `tessel-stages`.
 void registerCodegenCommonPipelines();

@@ -49,6 +49,12 @@ void tessel::buildStagePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void tessel::addBuiltinPipeline(OpPassManager &pm, llvm::StringRef text) {
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error("tessel: invalid built-in pipeline: " +
+                             llvm::Twine(text));
+}
+
 void tessel::registerCodegenCommonPipelines() {
   PassPipelineRegistration<>(
       "tessel-shared-lowering",

@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "codegen/common/GpuTarget.h"
 #include "codegen/common/LlvmEmission.h"
 #include "codegen/common/Passes.h"
 #include "codegen/cpu/Passes.h"
@@ -25,15 +26,13 @@ using namespace mlir;
 
 void tessel::buildCpuStagePipeline(OpPassManager &pm, unsigned vectorBits,
                                    bool gpuTiles) {
-  // The CPU's tiles, then the shared tiling and stages.
-  std::string tiles =
-      gpuTiles ? "func.func(tessel-gpu-workgroup-tiles,"
-                 " tessel-tile-and-fuse-workgroups, tessel-gpu-split-reductions)"
-               : "func.func(tessel-cpu-workgroup-tiles{vector-bits=" +
-                     std::to_string(vectorBits) +
-                     "}, tessel-tile-and-fuse-workgroups)";
-  if (failed(parsePassPipeline(tiles, pm)))
-    llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
+  // A GPU's tiles (the default GPU mapping's), or the CPU's; then the shared
+  // tiling and stages.
+  if (gpuTiles)
+    return buildGpuStagePipeline(pm, GpuMapping());
+  addBuiltinPipeline(pm, "func.func(tessel-cpu-workgroup-tiles{vector-bits=" +
+                             std::to_string(vectorBits) +
+                             "}, tessel-tile-and-fuse-workgroups)");
   buildStagePipeline(pm);
 }
 
@@ -53,8 +52,7 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       "convert-arith-to-llvm, convert-ub-to-llvm, convert-index-to-llvm,"
       " convert-func-to-llvm,"
       "convert-cf-to-llvm, reconcile-unrealized-casts";
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("tessel: invalid built-in CPU pipeline");
+  addBuiltinPipeline(pm, pipeline);
 }
 
 /// The LLVM name of `cpu`: "native" is the host's.

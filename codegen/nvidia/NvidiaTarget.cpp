@@ -9,8 +9,8 @@
 
 #include "codegen/common/GpuTarget.h"
 #include "codegen/common/LlvmEmission.h"
+#include "codegen/common/Passes.h"
 
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/IR/Module.h"
 
 using namespace mlir;
@@ -23,11 +23,9 @@ public:
   std::string name() const override { return "cuda:" + chip; }
 
   void addToLlvmPasses(OpPassManager &pm) const override {
-    if (failed(parsePassPipeline(
-            "tessel-gpu-math-to-intrinsics{vendor=nvidia},"
-            " convert-gpu-to-nvvm{index-bitwidth=64}, canonicalize",
-            pm)))
-      llvm::report_fatal_error("tessel: invalid built-in NVVM pipeline");
+    tessel::addBuiltinPipeline(
+        pm, "tessel-gpu-math-to-intrinsics{vendor=nvidia},"
+            " convert-gpu-to-nvvm{index-bitwidth=64}, canonicalize");
   }
 
   bool emitLlvmBinary(llvm::Module &module, std::vector<uint8_t> &out,

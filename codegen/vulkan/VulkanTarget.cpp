@@ -9,13 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/GpuTarget.h"
+#include "codegen/common/Passes.h"
 #include "codegen/vulkan/Passes.h"
 #include "format/SpirvModules.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVTypes.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 
 #include "spirv-tools/libspirv.hpp"
@@ -23,12 +23,6 @@
 using namespace mlir;
 
 namespace {
-
-void addPipeline(OpPassManager &pm, const std::string &text) {
-  if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error("tessel: invalid built-in Vulkan pipeline: " +
-                             llvm::Twine(text));
-}
 
 /// The bytes of `type` (scalars, vectors, arrays and structs of them, as
 /// workgroup variables are), or nullopt.
@@ -80,7 +74,7 @@ public:
   tessel::GpuMapping mapping() const override { return chosen; }
 
   void addLoweringPasses(OpPassManager &pm) const override {
-    addPipeline(pm, "gpu.module(expand-strided-metadata),"
+    tessel::addBuiltinPipeline(pm, "gpu.module(expand-strided-metadata),"
                     " tessel-vulkan-kernel-abi,"
                     " gpu.module(lower-affine, arith-expand, tessel-expand-bf16,"
                     " canonicalize, cse,"
