@@ -13,6 +13,7 @@
 #include "codegen/vulkan/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -45,9 +46,7 @@ public:
   OpFoldResult constant(int64_t v) { return b.getIndexAttr(v); }
 
   Value value(OpFoldResult v) {
-    if (auto c = getConstantIntValue(v))
-      return arith::ConstantIndexOp::create(b, loc, *c);
-    return cast<Value>(v);
+    return getValueOrCreateConstantIndexOp(b, loc, v);
   }
 
   OpFoldResult add(OpFoldResult x, OpFoldResult y) {
