@@ -411,6 +411,78 @@ private:
   std::string deviceDescription;
 };
 
+/// The feature structures a device is queried and opened with: Vulkan 1.1
+/// and 1.2 structures on a 1.2 device, else the 1.1 16-bit storage
+/// structure and, where the device has the extensions, the 8-bit storage
+/// and float16/int8 ones. A structure left out of the chain stays zero.
+struct FeatureStructs {
+  VkPhysicalDeviceFeatures2 head{};
+  VkPhysicalDeviceVulkan11Features f11{};
+  VkPhysicalDeviceVulkan12Features f12{};
+  VkPhysicalDevice16BitStorageFeatures s16{};
+  VkPhysicalDevice8BitStorageFeatures s8{};
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{};
+  bool v12;
+
+  FeatureStructs(bool v12, bool has8Bit, bool hasFloat16Int8) : v12(v12) {
+    head.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    s8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
+    f16i8.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    if (v12) {
+      chain(&head, {&f11, &f12});
+      return;
+    }
+    std::vector<void *> next = {&s16};
+    if (has8Bit)
+      next.push_back(&s8);
+    if (hasFloat16Int8)
+      next.push_back(&f16i8);
+    chain(&head, next);
+  }
+  FeatureStructs(const FeatureStructs &) = delete; // the chain points inside
+  FeatureStructs &operator=(const FeatureStructs &) = delete;
+
+  /// Calls `sync(ours, theirs)` for each feature of `f` and its field here:
+  /// reading a query's answer or writing what to enable.
+  template <typename Sync> void exchange(DeviceFeatures &f, Sync sync) {
+    sync(f.shaderInt64, head.features.shaderInt64);
+    sync(f.shaderFloat64, head.features.shaderFloat64);
+    sync(f.shaderInt16, head.features.shaderInt16);
+    if (v12) {
+      storage16(f, f11, sync);
+      storage8(f, f12, sync);
+      sync(f.shaderFloat16, f12.shaderFloat16);
+      sync(f.shaderInt8, f12.shaderInt8);
+    } else {
+      storage16(f, s16, sync);
+      storage8(f, s8, sync);
+      sync(f.shaderFloat16, f16i8.shaderFloat16);
+      sync(f.shaderInt8, f16i8.shaderInt8);
+    }
+  }
+
+private:
+  template <typename S, typename Sync>
+  static void storage16(DeviceFeatures &f, S &s, Sync &sync) {
+    sync(f.storageBuffer16BitAccess, s.storageBuffer16BitAccess);
+    sync(f.uniformAndStorageBuffer16BitAccess,
+         s.uniformAndStorageBuffer16BitAccess);
+    sync(f.storagePushConstant16, s.storagePushConstant16);
+    sync(f.storageInputOutput16, s.storageInputOutput16);
+  }
+  template <typename S, typename Sync>
+  static void storage8(DeviceFeatures &f, S &s, Sync &sync) {
+    sync(f.storageBuffer8BitAccess, s.storageBuffer8BitAccess);
+    sync(f.uniformAndStorageBuffer8BitAccess,
+         s.uniformAndStorageBuffer8BitAccess);
+    sync(f.storagePushConstant8, s.storagePushConstant8);
+  }
+};
+
 class VulkanDriver final : public Driver {
 public:
   VulkanDriver(std::string name, std::vector<std::string> libraries)
@@ -459,10 +531,8 @@ public:
           str(limits.maxComputeSharedMemorySize) + " bytes and " +
           str(limits.maxComputeWorkGroupInvocations) + " invocations");
 
-    // The features the capabilities need, enabled where the device has
-    // them: Vulkan 1.1 and 1.2 structures on a 1.2 device, else the 1.1
-    // 16-bit storage structure and the extensions' 8-bit storage and
-    // float16/int8 ones.
+    // The features the capabilities need (FeatureStructs): on a 1.1
+    // device, 8-bit storage and float16/int8 come from extensions.
     bool v12 = pd.apiVersion >= VK_API_VERSION_1_2;
     std::vector<const char *> extensions;
     bool has8Bit = false, hasFloat16Int8 = false;
@@ -483,118 +553,23 @@ public:
           hasFloat16Int8 = true;
       }
     }
-    VkPhysicalDeviceVulkan11Features f11{};
-    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
-    VkPhysicalDeviceVulkan12Features f12{};
-    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-    VkPhysicalDevice16BitStorageFeatures s16{};
-    s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
-    VkPhysicalDevice8BitStorageFeatures s8{};
-    s8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
-    VkPhysicalDeviceShaderFloat16Int8Features f16i8{};
-    f16i8.sType =
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
-    VkPhysicalDeviceFeatures2 supported{};
-    supported.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    if (v12) {
-      chain(&supported, {&f11, &f12});
-    } else {
-      std::vector<void *> next = {&s16};
-      if (has8Bit)
-        next.push_back(&s8);
-      if (hasFloat16Int8)
-        next.push_back(&f16i8);
-      chain(&supported, next);
-    }
-    api.vkGetPhysicalDeviceFeatures2(pd.handle, &supported);
-
+    // Query the features, then enable exactly those the capabilities need
+    // and the device has (the rest stay off), through the same structures.
+    FeatureStructs supported(v12, has8Bit, hasFloat16Int8);
+    api.vkGetPhysicalDeviceFeatures2(pd.handle, &supported.head);
     DeviceFeatures &f = ctx->features;
-    f.shaderInt64 = supported.features.shaderInt64;
-    f.shaderFloat64 = supported.features.shaderFloat64;
-    f.shaderInt16 = supported.features.shaderInt16;
-    if (v12) {
-      f.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
-      f.uniformAndStorageBuffer16BitAccess =
-          f11.uniformAndStorageBuffer16BitAccess;
-      f.storagePushConstant16 = f11.storagePushConstant16;
-      f.storageInputOutput16 = f11.storageInputOutput16;
-      f.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
-      f.uniformAndStorageBuffer8BitAccess =
-          f12.uniformAndStorageBuffer8BitAccess;
-      f.storagePushConstant8 = f12.storagePushConstant8;
-      f.shaderFloat16 = f12.shaderFloat16;
-      f.shaderInt8 = f12.shaderInt8;
-    } else {
-      f.storageBuffer16BitAccess = s16.storageBuffer16BitAccess;
-      f.uniformAndStorageBuffer16BitAccess =
-          s16.uniformAndStorageBuffer16BitAccess;
-      f.storagePushConstant16 = s16.storagePushConstant16;
-      f.storageInputOutput16 = s16.storageInputOutput16;
-      f.storageBuffer8BitAccess = has8Bit && s8.storageBuffer8BitAccess;
-      f.uniformAndStorageBuffer8BitAccess =
-          has8Bit && s8.uniformAndStorageBuffer8BitAccess;
-      f.storagePushConstant8 = has8Bit && s8.storagePushConstant8;
-      f.shaderFloat16 = hasFloat16Int8 && f16i8.shaderFloat16;
-      f.shaderInt8 = hasFloat16Int8 && f16i8.shaderInt8;
-      if (has8Bit &&
-          (f.storageBuffer8BitAccess || f.uniformAndStorageBuffer8BitAccess ||
-           f.storagePushConstant8))
+    supported.exchange(f, [](bool &ours, VkBool32 &theirs) { ours = theirs; });
+    if (!v12) {
+      if (f.storageBuffer8BitAccess || f.uniformAndStorageBuffer8BitAccess ||
+          f.storagePushConstant8)
         extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
-      if (hasFloat16Int8 && (f.shaderFloat16 || f.shaderInt8))
+      if (f.shaderFloat16 || f.shaderInt8)
         extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
     }
     if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
       f.subgroupOperations = subgroup.supportedOperations;
-
-    // Enable exactly those features (the rest stay off).
-    VkPhysicalDeviceVulkan11Features e11{};
-    e11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
-    VkPhysicalDeviceVulkan12Features e12{};
-    e12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-    VkPhysicalDevice16BitStorageFeatures e16{};
-    e16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
-    VkPhysicalDevice8BitStorageFeatures e8{};
-    e8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
-    VkPhysicalDeviceShaderFloat16Int8Features ef16i8{};
-    ef16i8.sType =
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
-    VkPhysicalDeviceFeatures2 enabled{};
-    enabled.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    enabled.features.shaderInt64 = f.shaderInt64;
-    enabled.features.shaderFloat64 = f.shaderFloat64;
-    enabled.features.shaderInt16 = f.shaderInt16;
-    if (v12) {
-      e11.storageBuffer16BitAccess = f.storageBuffer16BitAccess;
-      e11.uniformAndStorageBuffer16BitAccess =
-          f.uniformAndStorageBuffer16BitAccess;
-      e11.storagePushConstant16 = f.storagePushConstant16;
-      e11.storageInputOutput16 = f.storageInputOutput16;
-      e12.storageBuffer8BitAccess = f.storageBuffer8BitAccess;
-      e12.uniformAndStorageBuffer8BitAccess =
-          f.uniformAndStorageBuffer8BitAccess;
-      e12.storagePushConstant8 = f.storagePushConstant8;
-      e12.shaderFloat16 = f.shaderFloat16;
-      e12.shaderInt8 = f.shaderInt8;
-      chain(&enabled, {&e11, &e12});
-    } else {
-      e16.storageBuffer16BitAccess = f.storageBuffer16BitAccess;
-      e16.uniformAndStorageBuffer16BitAccess =
-          f.uniformAndStorageBuffer16BitAccess;
-      e16.storagePushConstant16 = f.storagePushConstant16;
-      e16.storageInputOutput16 = f.storageInputOutput16;
-      e8.storageBuffer8BitAccess = f.storageBuffer8BitAccess;
-      e8.uniformAndStorageBuffer8BitAccess =
-          f.uniformAndStorageBuffer8BitAccess;
-      e8.storagePushConstant8 = f.storagePushConstant8;
-      ef16i8.shaderFloat16 = f.shaderFloat16;
-      ef16i8.shaderInt8 = f.shaderInt8;
-      std::vector<void *> next = {&e16};
-      if (has8Bit)
-        next.push_back(&e8);
-      if (hasFloat16Int8)
-        next.push_back(&ef16i8);
-      chain(&enabled, next);
-    }
+    FeatureStructs enabled(v12, has8Bit, hasFloat16Int8);
+    enabled.exchange(f, [](bool &ours, VkBool32 &theirs) { theirs = ours; });
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queueInfo{};
@@ -604,7 +579,7 @@ public:
     queueInfo.pQueuePriorities = &priority;
     VkDeviceCreateInfo deviceInfo{};
     deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-    deviceInfo.pNext = &enabled;
+    deviceInfo.pNext = &enabled.head;
     deviceInfo.queueCreateInfoCount = 1;
     deviceInfo.pQueueCreateInfos = &queueInfo;
     deviceInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
