@@ -207,47 +207,9 @@ struct LowerConv : OpRewritePattern<ConvOp> {
 
     Value zero = scalar(rewriter, loc, type.getElementType(), 0.0);
     Value input = padSpatial(rewriter, loc, op.getInput(), op.getPads(), zero);
-
-    // Loops: n, f, o[spatial] | c, k[spatial].
-    int64_t loops = 2 + 2 * spatial + 1, cLoop = 2 + spatial;
-    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     int64_t group = op.getGroup();
     int64_t perGroupIn = wType.getDimSize(op.getChannelDim());
     int64_t perGroupOut = op.getFilterCount() / group;
-    AffineExpr channel =
-        group == 1 ? d(cLoop)
-                   : d(1).floorDiv(perGroupOut) * perGroupIn + d(cLoop);
-    SmallVector<AffineExpr> inExprs = {d(0), channel}, wExprs = {d(cLoop)},
-                            outExprs = {d(0), d(1)};
-    for (int64_t i = 0; i < spatial; ++i) {
-      AffineExpr o = d(2 + i), k = d(cLoop + 1 + i);
-      inExprs.push_back(o * op.getStrides()[i] + k * op.getDilations()[i]);
-      wExprs.push_back(k);
-      outExprs.push_back(o);
-    }
-    // F x C x K... or, with filters_last, C x K... x F.
-    if (op.getFiltersLast())
-      wExprs.push_back(d(1));
-    else
-      wExprs.insert(wExprs.begin(), d(1));
-
-    Value empty = emptyResult(rewriter, op); // the batch from the input
-    Type acc = op.getAccumulatorType();
-    Value init = accumulatorInit(rewriter, loc, empty, acc);
-    if (Value bias = op.getBias()) {
-      auto biasMap = AffineMap::get(type.getRank(), 0, d(1), ctx);
-      auto id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-      init = generic(rewriter, loc, bias, init, {biasMap, id},
-                     iterators(type.getRank()),
-                     [&](OpBuilder &b, Location l, ValueRange a) {
-                       yield(b, l, widen(b, l, a[0], acc));
-                     });
-    } else {
-      init = fill(rewriter, loc, init, 0.0);
-    }
-    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
-                                   AffineMap::get(loops, 0, wExprs, ctx),
-                                   AffineMap::get(loops, 0, outExprs, ctx)};
     // Padded rows of filters-last weights: a view of the filters' columns.
     Value weight = op.getWeight();
     if (op.getFiltersLast() && wType.getShape().back() != op.getFilterCount()) {
@@ -260,12 +222,105 @@ struct LowerConv : OpRewritePattern<ConvOp> {
       weight = tensor::ExtractSliceOp::create(rewriter, loc, weight, offsets,
                                               sizes, strides);
     }
+    Value empty = emptyResult(rewriter, op); // the batch from the input
+    Type acc = op.getAccumulatorType();
+
+    // Groups of several filters get a loop of their own: loops n, g, f, o
+    // | c, k, over views with the channels split into [G, C/G] and the
+    // filters into [G, F/G]. Every index is then linear in the loops. With
+    // one loop over all F filters, a filter's input channels would be
+    // (f floordiv (F/G)) * (C/G) + c, and a tile of the f loop whose start
+    // is not a multiple of F/G reads the wrong channels: tiling rebases a
+    // map at the tile's start, which is exact only for linear maps. A group
+    // of one filter (depthwise) keeps the single loop: f * (C/G) + c is
+    // linear.
+    bool splitGroups = group > 1 && perGroupOut > 1;
+    int64_t g = splitGroups ? 1 : 0;
+    int64_t fLoop = 1 + g, oLoop = 2 + g, cLoop = oLoop + spatial;
+    int64_t loops = cLoop + 1 + spatial, outRank = oLoop + spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs = {d(0)}, wExprs = {d(cLoop)},
+                            outExprs = {d(0)};
+    SmallVector<AffineExpr> filter; // the filter's dims in the weight
+    if (splitGroups) {
+      inExprs.append({d(1), d(cLoop)});
+      filter = {d(1), d(fLoop)};
+      outExprs.append({d(1), d(fLoop)});
+    } else {
+      inExprs.push_back(group == 1 ? d(cLoop) : d(1) * perGroupIn + d(cLoop));
+      filter = {d(1)};
+      outExprs.push_back(d(1));
+    }
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr o = d(oLoop + i), k = d(cLoop + 1 + i);
+      inExprs.push_back(o * op.getStrides()[i] + k * op.getDilations()[i]);
+      wExprs.push_back(k);
+      outExprs.push_back(o);
+    }
+    // F x C x K... or, with filters_last, C x K... x F.
+    if (op.getFiltersLast())
+      wExprs.append(filter);
+    else
+      wExprs.insert(wExprs.begin(), filter.begin(), filter.end());
+
+    Value out = empty;
+    if (splitGroups) {
+      // dim `at` of `v` split into [group, rest].
+      auto split = [&](Value v, int64_t at) -> Value {
+        auto t = cast<RankedTensorType>(v.getType());
+        SmallVector<int64_t> shape(t.getShape());
+        shape[at] = t.getDimSize(at) / group;
+        shape.insert(shape.begin() + at, group);
+        SmallVector<ReassociationIndices> groups;
+        for (int64_t i = 0; i < t.getRank(); ++i)
+          groups.push_back(i < at    ? ReassociationIndices{i}
+                           : i == at ? ReassociationIndices{i, i + 1}
+                                     : ReassociationIndices{i + 1});
+        return tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get(shape, t.getElementType()),
+            v, groups);
+      };
+      input = split(input, 1);
+      weight = split(weight, op.getFiltersLast() ? wType.getRank() - 1 : 0);
+      out = split(empty, 1);
+    }
+    Value init = accumulatorInit(rewriter, loc, out, acc);
+    if (Value bias = op.getBias()) {
+      if (splitGroups)
+        bias = tensor::ExpandShapeOp::create(
+            rewriter, loc,
+            RankedTensorType::get(
+                {group, perGroupOut},
+                cast<RankedTensorType>(bias.getType()).getElementType()),
+            bias, SmallVector<ReassociationIndices>{{0, 1}});
+      // The filter's loops come first in both nests (n, g, f, o...).
+      auto biasMap = AffineMap::get(outRank, 0, filter, ctx);
+      auto id = AffineMap::getMultiDimIdentityMap(outRank, ctx);
+      init = generic(rewriter, loc, bias, init, {biasMap, id},
+                     iterators(outRank),
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       yield(b, l, widen(b, l, a[0], acc));
+                     });
+    } else {
+      init = fill(rewriter, loc, init, 0.0);
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                   AffineMap::get(loops, 0, wExprs, ctx),
+                                   AffineMap::get(loops, 0, outExprs, ctx)};
     Value result = generic(rewriter, loc, {input, weight}, init, maps,
-                           iterators(2 + spatial, 1 + spatial),
+                           iterators(outRank, 1 + spatial),
                            [](OpBuilder &b, Location l, ValueRange a) {
                              multiplyAccumulate(b, l, a);
                            });
-    rewriter.replaceOp(op, roundSums(rewriter, loc, result, empty));
+    result = roundSums(rewriter, loc, result, out);
+    if (splitGroups) {
+      SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+      for (int64_t i = 0; i < spatial; ++i)
+        groups.push_back({3 + i});
+      result = tensor::CollapseShapeOp::create(rewriter, loc, type, result,
+                                               groups);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -27,6 +27,28 @@ using namespace mlir;
 
 namespace {
 
+/// Rewrites each dim of a collapsed view along an uncollapsed dim (a
+/// grouped Conv's [N, G, F/G, ...] result seen as [N, F, ...]) into the
+/// same dim of the view's source, so that sizes read through such views
+/// still name a kernel argument's dim (memref.dim of an expand_shape
+/// resolves to its output shape earlier, in the stage pipeline).
+void resolveDimsOfCollapsedViews(func::FuncOp func) {
+  func.walk([](memref::DimOp dim) {
+    auto view = dim.getSource().getDefiningOp<memref::CollapseShapeOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!view || !index)
+      return;
+    ReassociationIndices group = view.getReassociationIndices()[*index];
+    if (group.size() != 1)
+      return;
+    OpBuilder b(dim);
+    dim.replaceAllUsesWith(
+        memref::DimOp::create(b, dim.getLoc(), view.getSrc(), group.front())
+            .getResult());
+    dim.erase();
+  });
+}
+
 /// Replaces each top-level alloc of `func` by a new trailing argument and
 /// records, per dynamic dim, the (argument, dim) it equals.
 LogicalResult hoistAllocations(func::FuncOp func) {
@@ -299,6 +321,7 @@ struct OutlineStagesPass
     for (func::FuncOp func : kernels) {
       if (func.isDeclaration() || func->hasAttr("tessel.kernel_of"))
         continue;
+      resolveDimsOfCollapsedViews(func);
       if (failed(hoistAllocations(func)) || failed(splitStages(func)))
         return signalPassFailure();
     }

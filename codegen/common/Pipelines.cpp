@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -41,6 +42,10 @@ void tessel::buildStagePipeline(OpPassManager &pm) {
   // two views one, and canonicalization drops a copy onto itself.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // Extents read through a view (memref.dim of a grouped Conv's
+  // expand_shape) become the dims they are views of, so that every
+  // workspace and work size is a dim of a kernel argument.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createMemRefCopyToLinalgPass());
   // Each top-level op on memrefs (a workgroup forall, a linalg op left
   // whole, a copy) becomes a stage. Temporaries between stages become

@@ -4,7 +4,7 @@
 #   test/e2e/run_all.sh BIN_DIR WORK_DIR [NODE_TEST_JOBS]
 #
 # Scratch files go to WORK_DIR/{node-tests,node-tests-gpu-tiles,models,bad-input,
-# int-div,...-vulkan} (kept there for a look after a failure). Exit 1 if any
+# int-div,sweep,...-vulkan} (kept there for a look after a failure). Exit 1 if any
 # suite failed.
 #
 # The GPU mapping runs numerically on Vulkan: Mesa's lavapipe (a CPU Vulkan
@@ -30,6 +30,7 @@ suite() {
 suite models "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/models"
 suite bad-input bash "$HERE/bad_input_test.sh" "$BIN_DIR" "$WORK/bad-input"
 suite int-div "$PY" "$HERE/int_div_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/int-div"
+suite sweep "$PY" "$HERE/sweep_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/sweep"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests" -j "$JOBS"
 # The GPU targets' tiling (block tiles, fusion, row reductions split over
@@ -43,6 +44,8 @@ suite node-tests-gpu-tiles "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
 suite models-vulkan "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/models-vulkan" --device vulkan \
   --gpu-mapping-of cuda:sm_80 --gpu-mapping-of cuda:sm_90 --gpu-mapping-of rocm:gfx942
+suite sweep-vulkan "$PY" "$HERE/sweep_test.py" --bin-dir "$BIN_DIR" \
+  --work-dir "$WORK/sweep-vulkan" --device vulkan
 suite node-tests-vulkan "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests-vulkan" -j "$JOBS" --no-gpu-offline --device vulkan
 suite node-tests-vulkan-subgroup-4 env LP_NATIVE_VECTOR_WIDTH=128 "$PY" \

@@ -362,32 +362,64 @@ func.func @conv_bias_pads(%x: tensor<?x4x9x9xf32>, %w: tensor<6x4x3x3xf32>, %b: 
 
 // -----
 
-// Two groups of 3 filters over 2 channels each: filter f reads channels
-// (f floordiv 3) * 2 + c. Strides and dilations scale the window indices.
-// No pads: no tensor.pad; no bias: the init is zero-filled.
+// Two groups of 3 filters over 2 channels each: the channels are viewed as
+// [2 groups, 2] and the filters as [2 groups, 3], with a loop of their own
+// for the group, so that every index is linear in the loops (a floordiv of
+// the filter loop would be wrong in a tile that starts inside a group);
+// the result is collapsed back. Strides and dilations scale the window
+// indices. No pads: no tensor.pad; no bias: the init is zero-filled.
 // CHECK-LABEL: func.func @conv_grouped_strided_dilated
 // CHECK-SAME:    (%[[X:[^:]+]]: tensor<1x4x9x9xf32>, %[[W:[^:]+]]: tensor<6x2x3x3xf32>)
 // CHECK-NOT:     tensor.pad
-// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x6x3x3xf32>)
-// CHECK:         linalg.generic
-// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 * 2 + d5 * 2, d3 * 3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
-// CHECK-SAME:      ins(%[[X]], %[[W]] : tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>) outs(%[[F]] : tensor<1x6x3x3xf32>)
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<1x6x3x3xf32>
+// CHECK:         %[[XG:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 9, 9]
+// CHECK:         %[[WG:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+// CHECK:         %[[EG:.+]] = tensor.expand_shape %[[E]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 3, 3]
+// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[EG]] : tensor<1x2x3x3x3xf32>)
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 * 3 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>]
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-SAME:      ins(%[[XG]], %[[WG]] : tensor<1x2x2x9x9xf32>, tensor<2x3x2x3x3xf32>) outs(%[[F]] : tensor<1x2x3x3x3xf32>)
+// CHECK:         tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x3x3xf32> into tensor<1x6x3x3xf32>
 func.func @conv_grouped_strided_dilated(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32> {
   %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64}
       : (tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32>
   return %0 : tensor<1x6x3x3xf32>
 }
 
-// The same with the filters last (C/group x KH x KW x F): the weight is
-// indexed (c, kh, kw, f).
-// CHECK-LABEL: func.func @conv_filters_last
+// -----
+
+// Depthwise (one filter per group) keeps the single filter loop: filter f
+// reads channel f * (C/G) + c, which is linear.
+// CHECK-LABEL: func.func @conv_depthwise
+// CHECK-NOT:     tensor.expand_shape
 // CHECK:         linalg.generic
-// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 * 2 + d5 * 2, d3 * 3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
-// CHECK-SAME:      ins(%{{.+}}, %{{.+}} : tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>)
-func.func @conv_filters_last(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x6xf32>) -> tensor<1x6x3x3xf32> {
-  %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64, filters_last}
-      : (tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>) -> tensor<1x6x3x3xf32>
-  return %0 : tensor<1x6x3x3xf32>
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 + d5, d3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
+// CHECK-NOT:     tensor.collapse_shape
+func.func @conv_depthwise(%x: tensor<1x8x5x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x3x3xf32> {
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64}
+      : (tensor<1x8x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// The same with the filters last (C/group x KH x KW x F), a dynamic batch
+// and a bias: the weight's last dim is split, indexed (c, kh, kw, g, f), and
+// the bias is viewed as [groups, filters].
+// CHECK-LABEL: func.func @conv_filters_last
+// CHECK:         tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2], [3, 4]] output_shape [2, 3, 3, 2, 3] : tensor<2x3x3x6xf32> into tensor<2x3x3x2x3xf32>
+// CHECK:         %[[B:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]
+// CHECK-SAME:      ins(%[[B]] : tensor<2x3xf32>) outs(%{{.+}} : tensor<?x2x3x3x3xf32>)
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 * 3 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d1, d2)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>]
+// CHECK-SAME:      ins(%{{.+}}, %{{.+}} : tensor<?x2x2x9x9xf32>, tensor<2x3x3x2x3xf32>)
+// CHECK:         tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x3x3x3xf32> into tensor<?x6x3x3xf32>
+func.func @conv_filters_last(%x: tensor<?x4x9x9xf32>, %w: tensor<2x3x3x6xf32>, %b: tensor<6xf32>) -> tensor<?x6x3x3xf32> {
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64, filters_last}
+      : (tensor<?x4x9x9xf32>, tensor<2x3x3x6xf32>, tensor<6xf32>) -> tensor<?x6x3x3xf32>
+  return %0 : tensor<?x6x3x3xf32>
 }
 
 // -----
@@ -395,8 +427,9 @@ func.func @conv_filters_last(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x6xf32>) -
 // Padded rows (8 for 6 filters): the generic reads a slice of the first 6.
 // CHECK-LABEL: func.func @conv_filters_last_padded
 // CHECK:         %[[S:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [2, 3, 3, 6] [1, 1, 1, 1] : tensor<2x3x3x8xf32> to tensor<2x3x3x6xf32>
+// CHECK:         %[[SG:.+]] = tensor.expand_shape %[[S]] {{\[}}[0], [1], [2], [3, 4]] output_shape [2, 3, 3, 2, 3]
 // CHECK:         linalg.generic
-// CHECK-SAME:      ins(%{{.+}}, %[[S]] : tensor<1x4x9x9xf32>, tensor<2x3x3x6xf32>)
+// CHECK-SAME:      ins(%{{.+}}, %[[SG]] : tensor<1x2x2x9x9xf32>, tensor<2x3x3x2x3xf32>)
 func.func @conv_filters_last_padded(%x: tensor<1x4x9x9xf32>, %w: tensor<2x3x3x8xf32>) -> tensor<1x6x3x3xf32> {
   %0 = tessel.conv %x, %w {strides = array<i64: 2, 3>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 2 : i64, filters_last}
       : (tensor<1x4x9x9xf32>, tensor<2x3x3x8xf32>) -> tensor<1x6x3x3xf32>

@@ -1,0 +1,357 @@
+#!/usr/bin/python3
+"""Seeded differential sweep: random Conv, pooling and MatMul/Gemm shapes.
+
+    /usr/bin/python3 test/e2e/sweep_test.py --bin-dir build/bin --work-dir DIR
+        [--device cpu|vulkan] [--seed N] [--cases N]
+
+The node tests fix a few shapes per op; a wrong answer for a class of shapes
+they do not reach (grouped Convs with few channels per group, tiny or odd
+images, prime extents) would pass them unseen. This sweep draws shapes from
+a seeded generator, builds one ONNX model per family holding every case as a
+separate node with its own input and output, compiles it once and runs it
+once with tessel-compile / tessel-run, and compares each output with a
+float64 numpy reference written here from the ONNX specification (relative
+L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|)).
+
+Conv and pooling cases take a symbolic batch in every other case.
+Families: Conv (groups 1 to 60, 1 to 16 channels per group, kernels 1 to 7,
+strides, dilations, explicit pads, images from 1x1 to 29x31, with and
+without bias), MaxPool / AveragePool (kernels, strides, pads, dilations for
+MaxPool, count_include_pad for AveragePool), MatMul (batched, prime and unit
+extents) and Gemm (transposes, alpha, beta, bias of each broadcast shape).
+
+The seed is fixed by default (the run is reproducible); --seed picks another
+draw. A failing case prints its parameters, which is a test to add.
+
+Last line: `sweep: N passed, M failed`. Exit 1 when anything failed.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+TIMEOUT_S = 600
+RTOL_L2 = 1e-5
+ATOL_REL = 1e-4
+
+
+# ---------------------------------------------------------------------------
+# References (float64, straight from the ONNX operator definitions)
+# ---------------------------------------------------------------------------
+
+def _windows(x, kernel, strides, dilations, out_shape):
+    """x: [N, C, *spatial] (already padded). Returns [N, C, *out, *kernel]."""
+    n, c = x.shape[:2]
+    spatial = len(kernel)
+    out = np.empty((n, c) + tuple(out_shape) + tuple(kernel), dtype=x.dtype)
+    for o in np.ndindex(*out_shape):
+        for k in np.ndindex(*kernel):
+            idx = tuple(o[i] * strides[i] + k[i] * dilations[i] for i in range(spatial))
+            out[(slice(None), slice(None)) + o + k] = x[(slice(None), slice(None)) + idx]
+    return out
+
+
+def conv_ref(x, w, b, group, strides, dilations, pads):
+    spatial = x.ndim - 2
+    pad_width = [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)]
+    xp = np.pad(x.astype(np.float64), pad_width)
+    kernel = w.shape[2:]
+    out_shape = [(xp.shape[2 + i] - ((kernel[i] - 1) * dilations[i] + 1)) // strides[i] + 1
+                 for i in range(spatial)]
+    win = _windows(xp, kernel, strides, dilations, out_shape)  # N C O.. K..
+    f = w.shape[0]
+    cg, fg = w.shape[1], f // group
+    n = x.shape[0]
+    y = np.empty((n, f) + tuple(out_shape))
+    axes_o = "".join("opqr"[i] for i in range(spatial))
+    axes_k = "".join("klmj"[i] for i in range(spatial))
+    for g in range(group):
+        xg = win[:, g * cg:(g + 1) * cg]
+        wg = w[g * fg:(g + 1) * fg].astype(np.float64)
+        y[:, g * fg:(g + 1) * fg] = np.einsum(
+            "nc%s%s,fc%s->nf%s" % (axes_o, axes_k, axes_k, axes_o), xg, wg)
+    if b is not None:
+        y += b.astype(np.float64).reshape((1, f) + (1,) * spatial)
+    return y
+
+
+def pool_ref(kind, x, kernel, strides, pads, dilations, count_include_pad):
+    spatial = x.ndim - 2
+    x = x.astype(np.float64)
+    fill = -np.inf if kind == "MaxPool" else 0.0
+    pad_width = [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)]
+    xp = np.pad(x, pad_width, constant_values=fill)
+    out_shape = [(xp.shape[2 + i] - ((kernel[i] - 1) * dilations[i] + 1)) // strides[i] + 1
+                 for i in range(spatial)]
+    win = _windows(xp, kernel, strides, dilations, out_shape)
+    red = tuple(range(2 + spatial, 2 + 2 * spatial))
+    if kind == "MaxPool":
+        return win.max(axis=red)
+    if count_include_pad:
+        return win.sum(axis=red) / float(np.prod(kernel))
+    ones = np.pad(np.ones(x.shape[2:]), pad_width[2:])
+    counts = _windows(ones[None, None], kernel, strides, dilations, out_shape)
+    return win.sum(axis=red) / counts.sum(axis=red)
+
+
+def gemm_ref(a, b, c, trans_a, trans_b, alpha, beta):
+    a = a.astype(np.float64).T if trans_a else a.astype(np.float64)
+    b = b.astype(np.float64).T if trans_b else b.astype(np.float64)
+    y = alpha * (a @ b)
+    if c is not None:
+        y = y + beta * c.astype(np.float64)
+    return y
+
+
+# ---------------------------------------------------------------------------
+# Case generators: each returns (nodes, inputs {name: array}, initializers,
+# outputs {name: reference}, description)
+# ---------------------------------------------------------------------------
+
+def conv_case(rng, i):
+    spatial = 2 if rng.random() < 0.8 else 1
+    group = int(rng.choice([1, 1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 55, 60]))
+    cg = int(rng.integers(1, 17))
+    fg = int(rng.choice([cg, int(rng.integers(1, 17))]))
+    n = int(rng.integers(1, 3))
+    kernel = [int(rng.choice([1, 1, 2, 3, 3, 5, 7])) for _ in range(spatial)]
+    dil = [int(rng.choice([1, 1, 1, 2, 3])) for _ in range(spatial)]
+    strides = [int(rng.choice([1, 1, 2, 3])) for _ in range(spatial)]
+    pads = [int(rng.integers(0, kernel[d % spatial])) for d in range(2 * spatial)]
+    image = []
+    for d in range(spatial):
+        span = (kernel[d] - 1) * dil[d] + 1
+        lo = max(1, span - pads[d] - pads[d + spatial])
+        image.append(int(rng.integers(lo, max(lo, 29) + 3)))
+    # Keep each case small enough for the numpy reference.
+    while group * cg * fg * np.prod(image) * np.prod(kernel) > 4e6 and group > 1:
+        group //= 2
+    c, f = group * cg, group * fg
+    x = rng.standard_normal([n, c] + image).astype(np.float32)
+    w = rng.standard_normal([f, cg] + kernel).astype(np.float32)
+    b = rng.standard_normal([f]).astype(np.float32) if rng.random() < 0.6 else None
+    names = ["conv%d_x" % i, "conv%d_w" % i] + (["conv%d_b" % i] if b is not None else [])
+    node = helper.make_node("Conv", names, ["conv%d_y" % i], name="conv%d" % i,
+                            group=group, kernel_shape=kernel, strides=strides,
+                            dilations=dil, pads=pads)
+    inits = [numpy_helper.from_array(w, names[1])]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, names[2]))
+    ref = conv_ref(x, w, b, group, strides, dil, pads)
+    desc = ("Conv x=%s w=%s group=%d kernel=%s strides=%s dilations=%s pads=%s bias=%s"
+            % (list(x.shape), list(w.shape), group, kernel, strides, dil, pads, b is not None))
+    return [node], {names[0]: x}, inits, {"conv%d_y" % i: ref}, desc
+
+
+def pool_case(rng, i):
+    """A MaxPool or AveragePool whose every window holds an input element (a
+    window wholly in the padding has no value in ONNX Runtime or PyTorch)."""
+    while True:
+        case = _pool_case(rng, i)
+        if case is not None:
+            return case
+
+
+def _pool_case(rng, i):
+    kind = "MaxPool" if rng.random() < 0.5 else "AveragePool"
+    spatial = 2 if rng.random() < 0.8 else 1
+    kernel = [int(rng.integers(1, 6)) for _ in range(spatial)]
+    strides = [int(rng.integers(1, 4)) for _ in range(spatial)]
+    dil = ([int(rng.choice([1, 1, 2])) for _ in range(spatial)]
+           if kind == "MaxPool" else [1] * spatial)
+    pads = [int(rng.integers(0, kernel[d % spatial])) for d in range(2 * spatial)]
+    image = []
+    for d in range(spatial):
+        span = (kernel[d] - 1) * dil[d] + 1
+        lo = max(1, span - pads[d] - pads[d + spatial])
+        image.append(int(rng.integers(lo, lo + 24)))
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 20))] + image
+    ones = np.pad(np.ones(image), [(pads[d], pads[d + spatial]) for d in range(spatial)])
+    out_shape = [(ones.shape[d] - ((kernel[d] - 1) * dil[d] + 1)) // strides[d] + 1
+                 for d in range(spatial)]
+    if _windows(ones[None, None], kernel, strides, dil, out_shape).reshape(
+            int(np.prod(out_shape)), -1).sum(axis=1).min() == 0:
+        return None
+    x = rng.standard_normal(shape).astype(np.float32)
+    cip = int(rng.integers(0, 2)) if kind == "AveragePool" else 0
+    attrs = dict(kernel_shape=kernel, strides=strides, pads=pads)
+    if kind == "MaxPool":
+        attrs["dilations"] = dil
+    else:
+        attrs["count_include_pad"] = cip
+    node = helper.make_node(kind, ["pool%d_x" % i], ["pool%d_y" % i], name="pool%d" % i,
+                            **attrs)
+    ref = pool_ref(kind, x, kernel, strides, pads, dil, cip)
+    desc = "%s x=%s %s" % (kind, shape, attrs)
+    return [node], {"pool%d_x" % i: x}, [], {"pool%d_y" % i: ref}, desc
+
+
+def matmul_case(rng, i):
+    dims = [1, 2, 3, 5, 7, 13, 16, 17, 31, 33, 64, 67]
+    m, k, n = (int(rng.choice(dims)) for _ in range(3))
+    if rng.random() < 0.5:
+        batch = [int(rng.choice([1, 2, 3]))] if rng.random() < 0.7 else [2, 3]
+        # One side broadcast over the batch now and then.
+        a_shape = batch + [m, k] if rng.random() < 0.8 else [m, k]
+        b_shape = batch + [k, n] if rng.random() < 0.8 else [k, n]
+        a = rng.standard_normal(a_shape).astype(np.float32)
+        b = rng.standard_normal(b_shape).astype(np.float32)
+        const_b = rng.random() < 0.5
+        node = helper.make_node("MatMul", ["mm%d_a" % i, "mm%d_b" % i], ["mm%d_y" % i],
+                                name="mm%d" % i)
+        inputs = {"mm%d_a" % i: a}
+        inits = []
+        if const_b:
+            inits.append(numpy_helper.from_array(b, "mm%d_b" % i))
+        else:
+            inputs["mm%d_b" % i] = b
+        ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        desc = "MatMul a=%s b=%s (b %s)" % (a_shape, b_shape,
+                                            "constant" if const_b else "input")
+        return [node], inputs, inits, {"mm%d_y" % i: ref}, desc
+    ta, tb = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+    alpha = float(rng.choice([1.0, 0.5, 2.0]))
+    beta = float(rng.choice([1.0, 0.25]))
+    a = rng.standard_normal([k, m] if ta else [m, k]).astype(np.float32)
+    b = rng.standard_normal([n, k] if tb else [k, n]).astype(np.float32)
+    c_shape = [[], [n], [1, n], [m, 1], [m, n], None][int(rng.integers(0, 6))]
+    c = rng.standard_normal(c_shape).astype(np.float32) if c_shape is not None else None
+    names = ["gemm%d_a" % i, "gemm%d_b" % i] + (["gemm%d_c" % i] if c is not None else [])
+    node = helper.make_node("Gemm", names, ["gemm%d_y" % i], name="gemm%d" % i,
+                            transA=ta, transB=tb, alpha=alpha, beta=beta)
+    inits = [numpy_helper.from_array(b, names[1])]
+    if c is not None:
+        inits.append(numpy_helper.from_array(c, names[2]))
+    ref = gemm_ref(a, b, c, ta, tb, alpha, beta)
+    desc = "Gemm a=%s b=%s c=%s transA=%d transB=%d alpha=%g beta=%g" % (
+        list(a.shape), list(b.shape), c_shape, ta, tb, alpha, beta)
+    return [node], {names[0]: a}, inits, {"gemm%d_y" % i: ref}, desc
+
+
+FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case}
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+def _run(cmd, cwd):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, timeout=TIMEOUT_S)
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError("%s: exit %d: %s" % (os.path.basename(cmd[0]), p.returncode,
+                                                err[0][:300] if err else "(no message)"))
+
+
+def compare(ref, y):
+    if y.shape != ref.shape:
+        return "shape %s, expected %s" % (list(y.shape), list(ref.shape))
+    if not np.all(np.isfinite(y)):
+        return "non-finite values"
+    err = y.astype(np.float64) - ref
+    norm = np.linalg.norm(ref)
+    rel = np.linalg.norm(err) / norm if norm > 0 else np.linalg.norm(err)
+    worst = np.max(np.abs(err)) if err.size else 0.0
+    bound = ATOL_REL * max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
+    if rel > RTOL_L2 or worst > bound:
+        return "relative L2 error %.3g, max abs error %.3g" % (rel, worst)
+    return None
+
+
+def run_family(name, gen, count, rng, args):
+    work = os.path.join(args.work_dir, name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(os.path.join(work, "out"))
+    nodes, inputs, inits, refs, descs = [], {}, [], {}, {}
+    for i in range(count):
+        n, ins, ini, outs, desc = gen(rng, i)
+        nodes += n
+        inputs.update(ins)
+        inits += ini
+        refs.update(outs)
+        for o in outs:
+            descs[o] = desc
+    # Conv and pooling take their batch as a symbolic dim in every other
+    # case (exported models have a dynamic batch); the result's batch is
+    # the input's.
+    def shape_of(k, v, symbolic):
+        return (["batch%s" % k.split("_")[0]] + list(v.shape[1:])) if symbolic \
+            else list(v.shape)
+    batched = name in ("conv", "pool")
+    graph = helper.make_graph(
+        nodes, "sweep_" + name,
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT,
+                                       shape_of(k, v, batched and i % 2 == 1))
+         for i, (k, v) in enumerate(inputs.items())],
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT,
+                                       shape_of(k, v, batched and i % 2 == 1))
+         for i, (k, v) in enumerate(refs.items())],
+        initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save_model(model, os.path.join(work, "model.onnx"))
+    run_args = []
+    for k, v in inputs.items():
+        np.save(os.path.join(work, k + ".npy"), v)
+        run_args += ["--input", "%s=%s.npy" % (k, k)]
+    compile_cmd = [os.path.join(args.bin_dir, "tessel-compile"), "model.onnx", "-o",
+                   "model.tsl"]
+    if args.device == "vulkan":
+        compile_cmd += ["--target", "vulkan"]
+    try:
+        _run(compile_cmd, work)
+        _run([os.path.join(args.bin_dir, "tessel-run"), "model.tsl", "--device",
+              args.device, "--output-dir", "out"] + run_args, work)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        for o in refs:
+            print("FAIL  %s %s  -- %s [%s]" % (name, o, e, descs[o]))
+        return 0, len(refs)
+    passed = failed = 0
+    for o, ref in refs.items():
+        err = compare(ref, np.load(os.path.join(work, "out", o + ".npy")))
+        if err:
+            failed += 1
+            print("FAIL  %s %s  -- %s [%s]" % (name, o, err, descs[o]))
+        else:
+            passed += 1
+    print("%-6s %d of %d cases passed" % (name, passed, passed + failed))
+    sys.stdout.flush()
+    return passed, failed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "vulkan"])
+    ap.add_argument("--seed", type=int, default=20261204)
+    ap.add_argument("--cases", type=int, default=60, help="cases per family")
+    ap.add_argument("--only", choices=sorted(FAMILIES), action="append")
+    args = ap.parse_args(argv)
+    args.bin_dir = os.path.abspath(args.bin_dir)
+    args.work_dir = os.path.abspath(args.work_dir)
+    passed = failed = 0
+    for name, gen in FAMILIES.items():
+        if args.only and name not in args.only:
+            continue
+        # One generator per family, so adding a family leaves the others' draws alone.
+        rng = np.random.default_rng([args.seed, sorted(FAMILIES).index(name)])
+        p, f = run_family(name, gen, args.cases, rng, args)
+        passed += p
+        failed += f
+    print("sweep: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
