@@ -416,8 +416,7 @@ static MemRefType memrefOf(Type tensorType) {
 /// keeps the loop from being vectorized.
 static bool isInlinedSplat(OpOperand &operand) {
   auto constant = operand.get().getDefiningOp<ConstantOp>();
-  if (!constant || !isa<AddOp, SubOp, MulOp, DivOp, PowOp, ClipOp>(
-                       operand.getOwner()))
+  if (!constant || !isa<ElementwiseOp>(operand.getOwner()))
     return false;
   auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
   return value && value.isSplat() &&
@@ -527,13 +526,10 @@ std::string Partitioner::createKernel(Operation *op) {
 }
 
 /// Whether `op` computes each result element from the operand elements at
-/// the same (broadcast) position: an operand of the result's own type is
-/// then read at each element only by the thread that writes that element,
-/// before it does.
-static bool isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
-             SqrtOp, ErfOp, ClipOp, WhereOp>(op);
-}
+/// the same (broadcast) position (ElementwiseOp): an operand of the
+/// result's own type is then read at each element only by the thread that
+/// writes that element, before it does.
+static bool isElementwise(Operation *op) { return isa<ElementwiseOp>(op); }
 
 /// Whether extents `a` and `b` of tensors of `type` hold the same values at
 /// its dynamic dims (the static ones are the type's).

@@ -4,7 +4,7 @@
 // that have no instruction are expanded into ones that do before the
 // kernels become LLVM: erf into MLIR's f32 polynomial approximation
 // (arith and fma only), powf into exp(y * log|x|) with C's sign and special
-// cases. exp and log then map to the vendor's exp2/log2 instructions
+// cases, |x| into a bit mask and ceil into -floor(-x). exp and log then map to the vendor's exp2/log2 instructions
 // (tessel-gpu-math-to-intrinsics). Only f32 has these expansions (the
 // graph lowering computes f16 and bf16 in f32); an f64 erf, pow, exp,
 // log or tanh is an error at the ONNX node.
@@ -125,6 +125,71 @@ struct GuardExp : OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// |x| as x's bits with the sign bit cleared: exact for every float width,
+/// -0 and NaN included, with integer instructions every GPU has (NVVM
+/// would otherwise call the device library's fabs for some widths).
+struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsFOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "vectors are not expanded");
+    Location loc = op.getLoc();
+    auto bits = rewriter.getIntegerType(type.getWidth());
+    Value i = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
+    Value mask = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getIntegerAttr(bits,
+                                APInt::getSignedMaxValue(type.getWidth())));
+    Value cleared = arith::AndIOp::create(rewriter, loc, i, mask);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    return success();
+  }
+};
+
+/// copysign(x, y) as bits: x's magnitude with y's sign bit (the polynomial
+/// approximations of asin, acos and atan use it).
+struct ExpandCopySign : OpRewritePattern<math::CopySignOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::CopySignOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "vectors are not expanded");
+    Location loc = op.getLoc();
+    unsigned w = type.getWidth();
+    auto bits = rewriter.getIntegerType(w);
+    auto mask = [&](const APInt &v) {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getIntegerAttr(bits, v));
+    };
+    Value x = arith::BitcastOp::create(rewriter, loc, bits, op.getLhs());
+    Value y = arith::BitcastOp::create(rewriter, loc, bits, op.getRhs());
+    Value magnitude = arith::AndIOp::create(
+        rewriter, loc, x, mask(APInt::getSignedMaxValue(w)));
+    Value sign = arith::AndIOp::create(rewriter, loc, y,
+                                       mask(APInt::getSignMask(w)));
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(
+        op, type, arith::OrIOp::create(rewriter, loc, magnitude, sign));
+    return success();
+  }
+};
+
+/// ceil(x) = -floor(-x): exact (negation is), and floor has an instruction
+/// on every GPU.
+struct ExpandCeil : OpRewritePattern<math::CeilOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::CeilOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value neg = arith::NegFOp::create(rewriter, loc, op.getOperand());
+    Value floor = math::FloorOp::create(rewriter, loc, neg);
+    rewriter.replaceOpWithNewOp<arith::NegFOp>(op, floor);
+    return success();
+  }
+};
+
 /// See Passes.td.
 struct ExpandMathPass : tessel::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
@@ -145,7 +210,21 @@ struct ExpandMathPass : tessel::impl::ExpandMathPassBase<ExpandMathPass> {
 } // namespace
 
 void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandPowF>(patterns.getContext());
+  patterns.add<ExpandPowF, ExpandAbsF, ExpandCeil, ExpandCopySign>(
+      patterns.getContext());
+  // tan as sin / cos, the hyperbolic functions and their inverses with exp,
+  // log and sqrt, round-half-even with floor; then sin, cos and the inverse
+  // trigonometric functions as MLIR's f32 polynomials.
+  math::populateExpansionPatterns(
+      patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "roundeven",
+                 "round"});
+  populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+    return name == math::SinOp::getOperationName() ||
+           name == math::CosOp::getOperationName() ||
+           name == math::AsinOp::getOperationName() ||
+           name == math::AcosOp::getOperationName() ||
+           name == math::AtanOp::getOperationName();
+  });
   populatePolynomialApproximateErfPattern(patterns);
 }
 
@@ -153,7 +232,11 @@ LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
   WalkResult result = root->walk([](Operation *op) {
     // erf and pow are left only where they had no expansion; exp, log and
     // tanh map to f32 instructions only (f64 would need a device library).
-    bool unexpanded = isa<math::ErfOp, math::PowFOp>(op);
+    bool unexpanded =
+        isa<math::ErfOp, math::PowFOp, math::SinOp, math::CosOp, math::TanOp,
+            math::AsinOp, math::AcosOp, math::AtanOp, math::SinhOp,
+            math::CoshOp, math::AsinhOp, math::AcoshOp, math::AtanhOp,
+            math::RoundEvenOp>(op);
     bool noInstruction =
         isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
             math::TanhOp>(op) &&

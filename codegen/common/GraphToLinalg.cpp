@@ -189,7 +189,6 @@ void tessel::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
-  populateLogicalToLinalgPatterns(patterns);
   populateReductionToLinalgPatterns(patterns);
 }
 

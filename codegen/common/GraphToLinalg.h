@@ -25,7 +25,6 @@ void populatePoolingToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateLogicalToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// All of the above.

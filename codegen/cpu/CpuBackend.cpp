@@ -45,10 +45,18 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
       " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-math,"
-      " tessel-expand-bf16),"
+      // Arithmetic on bf16 (a Relu's maximum, a compare) is done in f32, so
+      // that LLVM does not promote it and round back through a runtime
+      // library call (__truncsfbf2) the kernels cannot link; the
+      // conversions it leaves are then integer code.
+      " arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+      " tessel-expand-bf16, convert-math-to-llvm),"
+      // Math without an LLVM intrinsic (asinh, atanh, ...) calls libm, a
+      // vector lane by lane: before the vector ops that unrolling makes are
+      // lowered.
+      "convert-math-to-libm,"
       "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
       " finalize-memref-to-llvm,"
-      "func.func(convert-math-to-llvm), convert-math-to-libm,"
       "convert-arith-to-llvm, convert-ub-to-llvm, convert-index-to-llvm,"
       " convert-func-to-llvm,"
       "convert-cf-to-llvm, reconcile-unrealized-casts";

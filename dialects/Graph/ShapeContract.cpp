@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -240,50 +242,21 @@ LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &
     return sameAsInput(*this, b, operands, results);                           \
   }
 SAME_AS_INPUT(IdentityOp)
-SAME_AS_INPUT(ReluOp)
-SAME_AS_INPUT(SigmoidOp)
-SAME_AS_INPUT(TanhOp)
-SAME_AS_INPUT(SqrtOp)
-SAME_AS_INPUT(ErfOp)
 SAME_AS_INPUT(SoftmaxOp)
-SAME_AS_INPUT(ClipOp)
-SAME_AS_INPUT(CastOp)
-SAME_AS_INPUT(NotOp)
 #undef SAME_AS_INPUT
 
-#define BROADCAST(Op)                                                          \
-  LogicalResult Op::reifyShapeContract(                                        \
-      OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,   \
-      SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
-    ShapeBuilder s(b, getLoc());                                               \
-    results.push_back(broadcast(s, *this, {0, 1}, operands, getType(),         \
-                                assumptions));                                 \
-    return success();                                                          \
-  }
-BROADCAST(AddOp)
-BROADCAST(SubOp)
-BROADCAST(MulOp)
-BROADCAST(DivOp)
-BROADCAST(PowOp)
-BROADCAST(EqualOp)
-BROADCAST(LessOp)
-BROADCAST(LessOrEqualOp)
-BROADCAST(GreaterOp)
-BROADCAST(GreaterOrEqualOp)
-BROADCAST(AndOp)
-BROADCAST(OrOp)
-BROADCAST(XorOp)
-#undef BROADCAST
-
-LogicalResult
-WhereOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
-                            SmallVectorImpl<Dims> &results,
-                            SmallVectorImpl<ShapeAssumption> &assumptions) {
-  ShapeBuilder s(b, getLoc());
-  results.push_back(
-      broadcast(s, *this, {0, 1, 2}, operands, getType(), assumptions));
+LogicalResult tessel::broadcastShapeContract(
+    Operation *op, OpBuilder &b, const ShapeOperands &operands,
+    SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, op->getLoc());
+  SmallVector<unsigned> all(op->getNumOperands());
+  std::iota(all.begin(), all.end(), 0u);
+  results.push_back(broadcast(s, op, all, operands,
+                              typeOf(op->getResult(0)), assumptions));
   return success();
 }
+
 
 //===----------------------------------------------------------------------===//
 // Reductions

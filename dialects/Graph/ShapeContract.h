@@ -56,8 +56,22 @@ private:
   llvm::ArrayRef<std::optional<llvm::SmallVector<mlir::Value>>> elementValues;
 };
 
+/// The shape contract of an elementwise op (ElementwiseOp.td): numpy
+/// broadcasting of all its operands, a dynamic dim never broadcasting.
+mlir::LogicalResult broadcastShapeContract(
+    mlir::Operation *op, mlir::OpBuilder &b, const ShapeOperands &operands,
+    llvm::SmallVectorImpl<llvm::SmallVector<mlir::Value>> &results,
+    llvm::SmallVectorImpl<ShapeAssumption> &assumptions);
+
+/// One element converted from `x` to `to` with CastOp's rules: floats to
+/// integers truncate and saturate (NaN gives 0), anything to bool is
+/// `!= 0`, integers are signed unless marked unsigned.
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Type to, bool fromUnsigned, bool toUnsigned);
+
 } // namespace tessel
 
+#include "dialects/Graph/ElementwiseOp.h.inc"
 #include "dialects/Graph/ShapeContract.h.inc"
 
 #endif // TESSEL_DIALECTS_GRAPH_SHAPECONTRACT_H

@@ -34,7 +34,18 @@ def Tessel_ShapeContract : OpInterface<"ShapeContract"> {
       (ins "::mlir::OpBuilder &":$builder,
            "const ::tessel::ShapeOperands &":$operands,
            "::llvm::SmallVectorImpl<::llvm::SmallVector<::mlir::Value>> &":$results,
-           "::llvm::SmallVectorImpl<::tessel::ShapeAssumption> &":$assumptions)>,
+           "::llvm::SmallVectorImpl<::tessel::ShapeAssumption> &":$assumptions),
+      [{}], /*defaultImplementation=*/[{
+        // Only elementwise ops may leave their contract to the default: any
+        // other op must declare its own (Tessel_Op does), so an op without
+        // a contract still does not build.
+        static_assert(
+            ConcreteOp::template hasTrait<::tessel::ElementwiseOp::Trait>(),
+            "a graph op that is not elementwise must define "
+            "reifyShapeContract");
+        return ::tessel::broadcastShapeContract($_op, builder, operands,
+                                                results, assumptions);
+      }]>,
     InterfaceMethod<[{
       Whether operand `index` gives extents by its values (a Slice's
       bounds, an Expand's shape): a small int64 tensor whose elements the

@@ -146,6 +146,23 @@ LogicalResult SubOp::verify() { return verifyBroadcastResult(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcastResult(*this); }
 LogicalResult DivOp::verify() { return verifyBroadcastResult(*this); }
 LogicalResult PowOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult MaxOp::verify() { return verifyBroadcastResult(*this); }
+/// A bool result of the input's shape.
+static LogicalResult verifyClassification(Operation *op) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (in.getShape() != out.getShape())
+    return op->emitOpError("result shape must be the input's");
+  return success();
+}
+LogicalResult IsNaNOp::verify() { return verifyClassification(*this); }
+LogicalResult IsInfOp::verify() { return verifyClassification(*this); }
+LogicalResult MinOp::verify() { return verifyBroadcastResult(*this); }
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getType().getElementType()))
+    return emitOpError("on floats needs fmod (ONNX Mod)");
+  return verifyBroadcastResult(*this);
+}
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
@@ -392,6 +409,74 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned();
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+                         return isUnsigned ? llvm::APIntOps::umax(x, y)
+                                           : llvm::APIntOps::smax(x, y);
+                       });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned();
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+                         return isUnsigned ? llvm::APIntOps::umin(x, y)
+                                           : llvm::APIntOps::smin(x, y);
+                       });
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned(), floored = !getFmod();
+  // A divisor of 0 is left to the kernel, whose defined result it must
+  // keep.
+  return foldIntBinary(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        if (y.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return x.urem(y);
+        if (y.isAllOnes())
+          return APInt::getZero(x.getBitWidth());
+        APInt r = x.srem(y);
+        if (floored && !r.isZero() && r.isNegative() != y.isNegative())
+          r += y;
+        return r;
+      });
+}
+
+/// Folds a numeric unary op on integer constants with `fn`.
+static OpFoldResult foldIntUnary(Operation *op, Attribute input,
+                                 function_ref<APInt(const APInt &)> fn) {
+  return foldIntBroadcast(op, {input},
+                          [&](ArrayRef<APInt> x) { return fn(x[0]); });
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  return foldIntUnary(*this, adaptor.getInput(),
+                      [](const APInt &x) { return -x; });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned();
+  return foldIntUnary(*this, adaptor.getInput(), [&](const APInt &x) {
+    return isUnsigned ? x : x.abs();
+  });
+}
+
+OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getIsUnsigned();
+  return foldIntUnary(*this, adaptor.getInput(), [&](const APInt &x) {
+    unsigned w = x.getBitWidth();
+    if (x.isZero())
+      return APInt::getZero(w);
+    return !isUnsigned && x.isNegative() ? APInt::getAllOnes(w)
+                                         : APInt(w, 1);
+  });
+}
+
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto type = getType();
   std::optional<SmallVector<APInt>> indices = intElements(adaptor.getIndices());
@@ -498,6 +583,29 @@ std::pair<int64_t, int64_t> tessel::sliceRange(int64_t n, int64_t start,
   start = std::clamp<int64_t>(start, 0, n - 1);
   end = std::clamp<int64_t>(end, -1, n - 1);
   return {start, start > end ? (start - end - step - 1) / -step : 0};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType type = getType();
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  if (!type.hasStaticShape() || !inType.hasStaticShape() ||
+      inType.getRank() != 1)
+    return {};
+  std::optional<SmallVector<APInt>> in = intElements(adaptor.getInput()),
+                                    starts = intElements(adaptor.getStarts()),
+                                    ends = intElements(adaptor.getEnds());
+  if (!in || !starts || !ends || starts->size() != 1 || ends->size() != 1)
+    return {};
+  int64_t step = getSteps()[0];
+  auto [first, count] =
+      sliceRange(inType.getDimSize(0), (*starts)[0].getSExtValue(),
+                 (*ends)[0].getSExtValue(), step);
+  if (count != type.getNumElements())
+    return {};
+  SmallVector<APInt> out;
+  for (int64_t i = 0; i < count; ++i)
+    out.push_back((*in)[first + i * step]);
+  return DenseElementsAttr::get(type, out);
 }
 
 std::optional<SmallVector<int64_t>> tessel::constantIntValues(Value v) {

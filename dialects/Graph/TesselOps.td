@@ -16,6 +16,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "dialects/Graph/ShapeContract.td"
+include "dialects/Graph/ElementwiseOp.td"
 
 def Tessel_Dialect : Dialect {
   let name = "tessel";
@@ -38,10 +39,24 @@ class Tessel_Op<string mnemonic, list<Trait> traits = [],
                 list<string> contractMethods = []>
     : Op<Tessel_Dialect, mnemonic,
          !listconcat(traits, [Pure,
-                              DeclareOpInterfaceMethods<Tessel_ShapeContract,
-                                                        contractMethods>])>;
+                              DeclareOpInterfaceMethods<
+                                  Tessel_ShapeContract,
+                                  !listconcat(["reifyShapeContract"],
+                                              contractMethods)>])>;
+
+// An elementwise op (ElementwiseOp.td): its shape contract is numpy
+// broadcasting of all its operands (ShapeContract's default, which only
+// such ops may use), and its semantics are its `buildScalar`
+// (ElementwiseOps.cpp), from which its lowering, fusion, in-place ties and
+// splat inlining all follow.
+class Tessel_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic,
+         !listconcat(traits, [Pure, Tessel_ShapeContract,
+                              DeclareOpInterfaceMethods<
+                                  Tessel_ElementwiseOpInterface>])>;
 
 def Tessel_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Tessel_BoolTensor : RankedTensorOf<[I1]>;
 def Tessel_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 //===----------------------------------------------------------------------===//
@@ -70,7 +85,7 @@ def Tessel_IdentityOp : Tessel_Op<"identity", [SameOperandsAndResultType]> {
 //===----------------------------------------------------------------------===//
 
 class Tessel_BinaryOp<string mnemonic>
-    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+    : Tessel_ElementwiseOp<mnemonic, [ResultsBroadcastableShape,
                            SameOperandsAndResultElementType]> {
   let summary = "Elementwise ONNX " # mnemonic # " with numpy broadcasting";
   let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs);
@@ -88,7 +103,7 @@ def Tessel_AddOp : Tessel_BinaryOp<"add">;
 def Tessel_SubOp : Tessel_BinaryOp<"sub">;
 def Tessel_MulOp : Tessel_BinaryOp<"mul">;
 
-def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
+def Tessel_DivOp : Tessel_ElementwiseOp<"div", [ResultsBroadcastableShape,
                                      SameOperandsAndResultElementType]> {
   let summary = "Elementwise ONNX Div with numpy broadcasting";
   let description = [{
@@ -106,10 +121,12 @@ def Tessel_DivOp : Tessel_Op<"div", [ResultsBroadcastableShape,
   let hasVerifier = 1;
 }
 
-class Tessel_UnaryOp<string mnemonic>
-    : Tessel_Op<mnemonic, [SameOperandsAndResultType]> {
+// A float op of one operand; `attrs` are its ONNX attributes (alpha, ...),
+// always explicit (the importer fills in ONNX's defaults).
+class Tessel_UnaryOp<string mnemonic, dag attrs = (ins)>
+    : Tessel_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = "Elementwise ONNX " # mnemonic;
-  let arguments = (ins Tessel_FloatTensor:$input);
+  let arguments = !con((ins Tessel_FloatTensor:$input), attrs);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
@@ -119,8 +136,118 @@ def Tessel_SigmoidOp : Tessel_UnaryOp<"sigmoid">;
 def Tessel_TanhOp : Tessel_UnaryOp<"tanh">;
 def Tessel_SqrtOp : Tessel_UnaryOp<"sqrt">;
 def Tessel_ErfOp : Tessel_UnaryOp<"erf">;
+def Tessel_ExpOp : Tessel_UnaryOp<"exp">;
+def Tessel_LogOp : Tessel_UnaryOp<"log">;
+def Tessel_ReciprocalOp : Tessel_UnaryOp<"reciprocal">;
+def Tessel_FloorOp : Tessel_UnaryOp<"floor">;
+def Tessel_CeilOp : Tessel_UnaryOp<"ceil">;
+// log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)) so that it
+// neither overflows nor loses the small values.
+def Tessel_SoftplusOp : Tessel_UnaryOp<"softplus">;
+def Tessel_SoftsignOp : Tessel_UnaryOp<"softsign">;
+// Trigonometric and hyperbolic functions; Round rounds half to even.
+def Tessel_SinOp : Tessel_UnaryOp<"sin">;
+def Tessel_CosOp : Tessel_UnaryOp<"cos">;
+def Tessel_TanOp : Tessel_UnaryOp<"tan">;
+def Tessel_AsinOp : Tessel_UnaryOp<"asin">;
+def Tessel_AcosOp : Tessel_UnaryOp<"acos">;
+def Tessel_AtanOp : Tessel_UnaryOp<"atan">;
+def Tessel_SinhOp : Tessel_UnaryOp<"sinh">;
+def Tessel_CoshOp : Tessel_UnaryOp<"cosh">;
+def Tessel_AsinhOp : Tessel_UnaryOp<"asinh">;
+def Tessel_AcoshOp : Tessel_UnaryOp<"acosh">;
+def Tessel_AtanhOp : Tessel_UnaryOp<"atanh">;
+def Tessel_RoundOp : Tessel_UnaryOp<"round">;
+def Tessel_LeakyReluOp : Tessel_UnaryOp<"leaky_relu", (ins F32Attr:$alpha)>;
+def Tessel_EluOp : Tessel_UnaryOp<"elu", (ins F32Attr:$alpha)>;
+def Tessel_CeluOp : Tessel_UnaryOp<"celu", (ins F32Attr:$alpha)>;
+def Tessel_SeluOp : Tessel_UnaryOp<"selu", (ins F32Attr:$alpha, F32Attr:$gamma)>;
+def Tessel_HardSigmoidOp
+    : Tessel_UnaryOp<"hard_sigmoid", (ins F32Attr:$alpha, F32Attr:$beta)>;
+def Tessel_ThresholdedReluOp
+    : Tessel_UnaryOp<"thresholded_relu", (ins F32Attr:$alpha)>;
 
-def Tessel_PowOp : Tessel_Op<"pow", [ResultsBroadcastableShape,
+// Float classification: a bool per element.
+def Tessel_IsNaNOp : Tessel_ElementwiseOp<"is_nan"> {
+  let summary = "Whether each element is NaN (ONNX IsNaN)";
+  let arguments = (ins Tessel_FloatTensor:$input);
+  let results = (outs Tessel_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_IsInfOp : Tessel_ElementwiseOp<"is_inf"> {
+  let summary = "Whether each element is an infinity (ONNX IsInf)";
+  let description = [{
+    `detect_negative` and `detect_positive` choose which infinities count.
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, BoolAttr:$detect_negative,
+                   BoolAttr:$detect_positive);
+  let results = (outs Tessel_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+// A numeric op of one operand: floats and integers, `is_unsigned` marking
+// integers ONNX types as unsigned.
+class Tessel_NumericUnaryOp<string mnemonic>
+    : Tessel_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "Elementwise ONNX " # mnemonic # " of numbers";
+  let arguments = (ins Tessel_NumericTensor:$input, UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  // Integer constants fold (shape arithmetic).
+  let hasFolder = 1;
+}
+
+// -x; integers wrap (-INT_MIN = INT_MIN).
+def Tessel_NegOp : Tessel_NumericUnaryOp<"neg">;
+// |x|; integers wrap (|INT_MIN| = INT_MIN), unsigned ones are unchanged.
+def Tessel_AbsOp : Tessel_NumericUnaryOp<"abs">;
+// -1, 0 or 1 (NaN stays NaN).
+def Tessel_SignOp : Tessel_NumericUnaryOp<"sign">;
+
+// Binary ops on numbers whose integer form depends on signedness.
+class Tessel_SignedBinaryOp<string mnemonic, string onnx>
+    : Tessel_ElementwiseOp<mnemonic, [ResultsBroadcastableShape,
+                                      SameOperandsAndResultElementType]> {
+  let summary = "Elementwise ONNX " # onnx # " with numpy broadcasting";
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
+                   UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // Integer constants fold (shape arithmetic).
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+// The larger (smaller) of two numbers; a NaN operand gives NaN (ONNX Max
+// and Min of two inputs; more inputs are a chain of these).
+def Tessel_MaxOp : Tessel_SignedBinaryOp<"max", "Max">;
+def Tessel_MinOp : Tessel_SignedBinaryOp<"min", "Min">;
+
+def Tessel_ModOp : Tessel_ElementwiseOp<"mod", [ResultsBroadcastableShape,
+                                               SameOperandsAndResultElementType]> {
+  let summary = "Elementwise remainder with numpy broadcasting (ONNX Mod)";
+  let description = [{
+    With `fmod` the remainder has the sign of the dividend (C's fmod,
+    truncated division); without it (integers only) the sign of the divisor
+    (Python's %, floored division). An integer remainder by 0 is the
+    dividend, so that x == (x / y) * y + x mod y holds with Tessel's
+    x / 0 = 0 (docs/design.md, "Integer division"); nothing traps.
+  }];
+  let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
+                   UnitAttr:$fmod, UnitAttr:$is_unsigned);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // Integer constants fold (shape arithmetic: attention's heads % groups).
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tessel_PowOp : Tessel_ElementwiseOp<"pow", [ResultsBroadcastableShape,
                                      SameOperandsAndResultElementType]> {
   let summary = "Elementwise x ** y of floats with numpy broadcasting (ONNX Pow)";
   let description = [{
@@ -140,10 +267,9 @@ def Tessel_PowOp : Tessel_Op<"pow", [ResultsBroadcastableShape,
 // Comparisons, logic, Where
 //===----------------------------------------------------------------------===//
 
-def Tessel_BoolTensor : RankedTensorOf<[I1]>;
 
 class Tessel_CompareOp<string mnemonic, string onnx>
-    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+    : Tessel_ElementwiseOp<mnemonic, [ResultsBroadcastableShape,
                            AllElementTypesMatch<["lhs", "rhs"]>]> {
   let summary = "Elementwise ONNX " # onnx # " with numpy broadcasting";
   let description = [{
@@ -170,7 +296,7 @@ def Tessel_GreaterOrEqualOp
     : Tessel_CompareOp<"greater_or_equal", "GreaterOrEqual">;
 
 class Tessel_LogicalOp<string mnemonic>
-    : Tessel_Op<mnemonic, [ResultsBroadcastableShape,
+    : Tessel_ElementwiseOp<mnemonic, [ResultsBroadcastableShape,
                            SameOperandsAndResultElementType]> {
   let summary = "Elementwise bool ONNX " # mnemonic # " with numpy broadcasting";
   let arguments = (ins Tessel_BoolTensor:$lhs, Tessel_BoolTensor:$rhs);
@@ -185,7 +311,7 @@ def Tessel_AndOp : Tessel_LogicalOp<"and">;
 def Tessel_OrOp : Tessel_LogicalOp<"or">;
 def Tessel_XorOp : Tessel_LogicalOp<"xor">;
 
-def Tessel_NotOp : Tessel_Op<"not", [SameOperandsAndResultType]> {
+def Tessel_NotOp : Tessel_ElementwiseOp<"not", [SameOperandsAndResultType]> {
   let summary = "Elementwise bool negation (ONNX Not)";
   let arguments = (ins Tessel_BoolTensor:$input);
   let results = (outs Tessel_BoolTensor:$result);
@@ -194,7 +320,7 @@ def Tessel_NotOp : Tessel_Op<"not", [SameOperandsAndResultType]> {
 }
 
 def Tessel_WhereOp
-    : Tessel_Op<"where", [ResultsBroadcastableShape,
+    : Tessel_ElementwiseOp<"where", [ResultsBroadcastableShape,
                           AllElementTypesMatch<["x", "y", "result"]>]> {
   let summary = "condition ? x : y elementwise, numpy broadcasting of all three";
   let description = [{
@@ -215,7 +341,7 @@ def Tessel_WhereOp
   let hasVerifier = 1;
 }
 
-def Tessel_ClipOp : Tessel_Op<"clip", [AttrSizedOperandSegments]> {
+def Tessel_ClipOp : Tessel_ElementwiseOp<"clip", [AttrSizedOperandSegments]> {
   let summary = "min(max(x, min), max) elementwise (ONNX Clip)";
   let description = [{
     `min` and `max` are optional scalars (rank 0) of the element type, read
@@ -559,7 +685,7 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
-def Tessel_CastOp : Tessel_Op<"cast"> {
+def Tessel_CastOp : Tessel_ElementwiseOp<"cast"> {
   let summary = "Elementwise conversion to another element type (ONNX Cast)";
   let description = [{
     Integers whose ONNX type is unsigned are marked (`input_unsigned`,
@@ -603,6 +729,10 @@ def Tessel_SliceOp : Tessel_Op<"slice", [], ["isShapeOperand"]> {
     $input `[` $starts `,` $ends `]` attr-dict `:`
     functional-type(operands, results)
   }];
+  // A slice of a constant integer vector with constant bounds folds (the
+  // shape arithmetic of function bodies: LayerNormalization's prefix of
+  // Shape(X)).
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 

@@ -35,13 +35,10 @@ bool isReduction(Operation *op) {
              LayerNormOp>(op);
 }
 
-/// Whether `op` may be part of a dispatch region: an elementwise op (each
-/// result element from the operand elements at the same, broadcast,
-/// position) or a reduction, on floats only.
+/// Whether `op` may be part of a dispatch region: an elementwise op
+/// (ElementwiseOp) or a reduction, on floats only.
 bool isFusible(Operation *op) {
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, ReluOp, SigmoidOp, TanhOp,
-           SqrtOp, ErfOp, ClipOp, CastOp>(op) &&
-      !isReduction(op))
+  if (!isa<ElementwiseOp>(op) && !isReduction(op))
     return false;
   return llvm::all_of(op->getOperandTypes(), isFloatTensor) &&
          llvm::all_of(op->getResultTypes(), isFloatTensor);

@@ -44,6 +44,167 @@ template <typename Op> LogicalResult importUnary(NodeContext &n) {
   return success();
 }
 
+/// IsNaN, IsInf: a bool per float element.
+LogicalResult importIsNaN(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType t = n.inputType(0);
+  if (!isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input");
+  auto type = RankedTensorType::get(t.getShape(), n.b.getI1Type());
+  n.setOutput(0, IsNaNOp::create(n.b, n.loc, type, x), onnx::TensorProto::BOOL);
+  return success();
+}
+
+LogicalResult importIsInf(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType t = n.inputType(0);
+  if (!isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input");
+  auto type = RankedTensorType::get(t.getShape(), n.b.getI1Type());
+  n.setOutput(0,
+              IsInfOp::create(n.b, n.loc, type, x,
+                              n.getInt("detect_negative", 1) != 0,
+                              n.getInt("detect_positive", 1) != 0),
+              onnx::TensorProto::BOOL);
+  return success();
+}
+
+/// A float unary op with float attributes: ONNX's name and default each,
+/// in the op's order.
+template <typename Op, typename... Attrs>
+LogicalResult importUnaryWith(NodeContext &n, Attrs... attrs) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  if (!isa<FloatType>(n.inputType(0).getElementType()))
+    return n.error("expects a floating-point input");
+  n.setOutput(0, Op::create(n.b, n.loc, x,
+                            n.b.getF32FloatAttr(n.getFloat(attrs.first,
+                                                           attrs.second))...));
+  return success();
+}
+
+LogicalResult importLeakyRelu(NodeContext &n) {
+  return importUnaryWith<LeakyReluOp>(n, std::pair{"alpha", 0.01f});
+}
+LogicalResult importElu(NodeContext &n) {
+  return importUnaryWith<EluOp>(n, std::pair{"alpha", 1.0f});
+}
+LogicalResult importCelu(NodeContext &n) {
+  return importUnaryWith<CeluOp>(n, std::pair{"alpha", 1.0f});
+}
+LogicalResult importSelu(NodeContext &n) {
+  return importUnaryWith<SeluOp>(n, std::pair{"alpha", 1.67326319217681884765625f},
+                                 std::pair{"gamma", 1.05070102214813232421875f});
+}
+LogicalResult importHardSigmoid(NodeContext &n) {
+  return importUnaryWith<HardSigmoidOp>(n, std::pair{"alpha", 0.2f},
+                                        std::pair{"beta", 0.5f});
+}
+LogicalResult importThresholdedRelu(NodeContext &n) {
+  return importUnaryWith<ThresholdedReluOp>(n, std::pair{"alpha", 1.0f});
+}
+
+/// Neg, Abs, Sign: numbers of any type (bool is not a number).
+template <typename Op> LogicalResult importNumericUnary(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Type element = n.inputType(0).getElementType();
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return n.error("expects a numeric input");
+  auto op = Op::create(n.b, n.loc, x);
+  op.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, op);
+  return success();
+}
+
+/// `Op` of two operands `a` and `b` with numpy broadcasting, built at the
+/// node; fails with an error when their shapes do not broadcast.
+template <typename Op>
+FailureOr<Value> broadcastBinary(NodeContext &n, Value a, Value b) {
+  auto at = cast<RankedTensorType>(a.getType()),
+       bt = cast<RankedTensorType>(b.getType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(at.getShape(), bt.getShape());
+  if (failed(shape))
+    return n.error("operand shapes do not broadcast");
+  auto type = RankedTensorType::get(*shape, at.getElementType());
+  return Op::create(n.b, n.loc, type, a, b).getResult();
+}
+
+/// Max, Min, Sum, Mean (opset 8+): a chain of the binary op over all inputs
+/// in order, with numpy broadcasting; Mean divides the sum by the count.
+template <typename Op, bool mean = false>
+LogicalResult importVariadic(NodeContext &n) {
+  if (n.numInputs() < 1)
+    return n.error("expects at least one input");
+  Value acc = n.input(0);
+  if (!acc)
+    return failure();
+  Type element = n.inputType(0).getElementType();
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return n.error("expects numeric inputs");
+  if (mean && !isa<FloatType>(element))
+    return n.error("Mean expects floating-point inputs");
+  bool isUns = isUnsigned(n.inputOnnxType(0));
+  for (int i = 1; i < n.numInputs(); ++i) {
+    Value next = n.input(i);
+    if (!next)
+      return failure();
+    if (n.inputType(i).getElementType() != element)
+      return n.error("inputs have different element types");
+    FailureOr<Value> r = broadcastBinary<Op>(n, acc, next);
+    if (failed(r))
+      return failure();
+    if constexpr (std::is_same_v<Op, MaxOp> || std::is_same_v<Op, MinOp>)
+      cast<Op>(r->getDefiningOp()).setIsUnsigned(isUns);
+    acc = *r;
+  }
+  if (mean && n.numInputs() > 1) {
+    auto count = ConstantOp::create(
+        n.b, n.loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, element),
+                               FloatAttr::get(element, n.numInputs())));
+    FailureOr<Value> r = broadcastBinary<DivOp>(n, acc, count);
+    if (failed(r))
+      return failure();
+    acc = *r;
+  }
+  if (n.numInputs() == 1)
+    acc = IdentityOp::create(n.b, n.loc, acc);
+  n.setOutput(0, acc);
+  return success();
+}
+
+/// Mod: integers floored (fmod 0, Python's %) or truncated (fmod 1);
+/// floats only with fmod 1, as ONNX requires.
+LogicalResult importMod(NodeContext &n) {
+  Value a = n.input(0), b = a ? n.input(1) : Value();
+  if (!b)
+    return failure();
+  Type element = n.inputType(0).getElementType();
+  if (element != n.inputType(1).getElementType())
+    return n.error("operands have different element types");
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return n.error("expects numeric inputs");
+  bool fmod = n.getInt("fmod", 0) != 0;
+  if (!fmod && isa<FloatType>(element))
+    return n.error("floating-point inputs need fmod = 1");
+  FailureOr<Value> r = broadcastBinary<ModOp>(n, a, b);
+  if (failed(r))
+    return failure();
+  auto op = cast<ModOp>(r->getDefiningOp());
+  op.setFmod(fmod);
+  op.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, op);
+  return success();
+}
+
 /// Pow: a float base; the exponent is converted to the base's type when
 /// it has another (Pow-12 allows integer exponents; an integral exponent up
 /// to 2^24 converts exactly to float, larger ones overflow any base but
@@ -86,6 +247,21 @@ LogicalResult importCast(NodeContext &n) {
   if (!element)
     return n.unsupported("Cast to ONNX data type " + Twine(to) +
                          " is not supported");
+  RankedTensorType in = n.inputType(0);
+  auto type = RankedTensorType::get(in.getShape(), element);
+  auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(n.inputOnnxType(0)),
+                           isUnsigned(to));
+  n.setOutput(0, op, to);
+  return success();
+}
+
+/// CastLike: Cast to the element type of the second input.
+LogicalResult importCastLike(NodeContext &n) {
+  Value x = n.input(0), like = x ? n.input(1) : Value();
+  if (!like)
+    return failure();
+  int32_t to = n.inputOnnxType(1);
+  Type element = n.inputType(1).getElementType();
   RankedTensorType in = n.inputType(0);
   auto type = RankedTensorType::get(in.getShape(), element);
   auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(n.inputOnnxType(0)),
@@ -145,6 +321,44 @@ void onnx_import::registerElementwiseOps(OpRegistry &r) {
   r.add("Tanh", 1, importUnary<TanhOp>);
   r.add("Sqrt", 1, importUnary<SqrtOp>);
   r.add("Erf", 9, importUnary<ErfOp>);
+  r.add("Exp", 6, importUnary<ExpOp>);
+  r.add("Log", 6, importUnary<LogOp>);
+  r.add("Reciprocal", 6, importUnary<ReciprocalOp>);
+  r.add("Floor", 6, importUnary<FloorOp>);
+  r.add("Ceil", 6, importUnary<CeilOp>);
+  r.add("Sin", 7, importUnary<SinOp>);
+  r.add("Cos", 7, importUnary<CosOp>);
+  r.add("Tan", 7, importUnary<TanOp>);
+  r.add("Asin", 7, importUnary<AsinOp>);
+  r.add("Acos", 7, importUnary<AcosOp>);
+  r.add("Atan", 7, importUnary<AtanOp>);
+  r.add("Sinh", 9, importUnary<SinhOp>);
+  r.add("Cosh", 9, importUnary<CoshOp>);
+  r.add("Asinh", 9, importUnary<AsinhOp>);
+  r.add("Acosh", 9, importUnary<AcoshOp>);
+  r.add("Atanh", 9, importUnary<AtanhOp>);
+  r.add("Round", 11, importUnary<RoundOp>);
+  r.add("IsNaN", 9, importIsNaN);
+  r.add("IsInf", 10, importIsInf);
+  r.add("Softplus", 1, importUnary<SoftplusOp>);
+  r.add("Softsign", 1, importUnary<SoftsignOp>);
+  r.add("LeakyRelu", 6, importLeakyRelu);
+  r.add("Elu", 6, importElu);
+  r.add("Celu", 12, importCelu);
+  r.add("Selu", 6, importSelu);
+  r.add("HardSigmoid", 6, importHardSigmoid);
+  r.add("ThresholdedRelu", 10, importThresholdedRelu);
+  // Neg and Abs take integers from 6, Sign from 9; 13 adds bfloat16.
+  r.add("Neg", 6, importNumericUnary<NegOp>);
+  r.add("Abs", 6, importNumericUnary<AbsOp>);
+  r.add("Sign", 9, importNumericUnary<SignOp>);
+  // Max, Min, Sum and Mean broadcast (numpy) from 8; 12 adds integers to
+  // Max and Min.
+  r.add("Max", 8, importVariadic<MaxOp>);
+  r.add("Min", 8, importVariadic<MinOp>);
+  r.add("Sum", 8, importVariadic<AddOp>);
+  r.add("Mean", 8, importVariadic<AddOp, /*mean=*/true>);
+  r.add("Mod", 10, importMod);
   // Pow-7 broadcasts (numpy); 12 lets the exponent have another type, 13
   // and 15 add bfloat16.
   r.add("Pow", 7, importPow);
@@ -154,4 +368,6 @@ void onnx_import::registerElementwiseOps(OpRegistry &r) {
   // Cast-6 names `to` by data type number; 13 and 19 add types (bfloat16,
   // float8), which the handler accepts or reports per type.
   r.add("Cast", 6, importCast);
+  // CastLike-15 (19 and 21 add types): Cast to the second input's type.
+  r.add("CastLike", 15, importCastLike);
 }
