@@ -8,6 +8,7 @@
 #include "frontend/onnx/ImportContext.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <filesystem>
 #include <fstream>
@@ -85,9 +86,18 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return fail(loc, what + ": negative dim");
-  auto type = RankedTensorType::get(shape, element);
-  int64_t count = type.getNumElements();
   unsigned width = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
+  // The element count and the byte size in checked arithmetic: a crafted
+  // model whose dims multiply past 2^63 would otherwise wrap to a small
+  // count that a short (or empty) data field matches.
+  int64_t count = 1, bytesNeeded = 0;
+  for (int64_t d : shape)
+    if (llvm::MulOverflow(count, d, count))
+      return fail(loc, what + ": its dims hold more than 2^63 elements");
+  if (llvm::MulOverflow(count, static_cast<int64_t>(width), bytesNeeded))
+    return fail(loc, what + ": its data would be larger than 2^63 bits");
+  bytesNeeded = (bytesNeeded + 7) / 8;
+  auto type = RankedTensorType::get(shape, element);
 
   std::string raw;
   bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL;
@@ -95,9 +105,9 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
     return failure();
   if (external || tensor.has_raw_data()) {
     const std::string &bytes = external ? raw : tensor.raw_data();
-    if (bytes.size() != static_cast<size_t>(count) * width / 8)
+    if (bytes.size() != static_cast<uint64_t>(bytesNeeded))
       return fail(loc, what + ": holds " + Twine(bytes.size()) +
-                           " bytes, expected " + Twine(count * width / 8));
+                           " bytes, expected " + Twine(bytesNeeded));
     if (element.isInteger(1)) {
       SmallVector<bool> bools(bytes.begin(), bytes.end());
       return DenseElementsAttr::get(type, ArrayRef<bool>(bools));

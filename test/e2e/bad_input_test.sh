@@ -128,6 +128,14 @@ check_case compile_external_escape tessel-compile \
   'outside\.bin|||(outside (of )?the|outside (the )?model|leaves|escapes|not (with)?in|not under|beyond|parent)' -- \
   "$COMPILE" model/model.onnx -o out.tsl
 
+# (k) an initializer whose dims multiply past 2^63 elements (the byte count
+# wraps to 0, which its empty data would match if it were not checked).
+new_case compile_wrapped_size
+cp "$GEN/wrapped/model.onnx" "$WORK/compile_wrapped_size/model.onnx"
+check_case compile_wrapped_size tessel-compile \
+  "'w'|||2\^63|too (large|many)|more than|overflow" -- \
+  "$COMPILE" model.onnx -o out.tsl
+
 # (j) missing model file
 new_case compile_missing_model
 check_case compile_missing_model tessel-compile \

@@ -12,6 +12,9 @@
                                             location "../outside.bin"
         OUT_DIR/escape/outside.bin          that file, present and of the right
                                             size, so only the path is wrong
+        OUT_DIR/wrapped/model.onnx          initializer "w" of dims [2^62, 4]
+                                            (float) with no data: its byte size
+                                            wraps to 0 in 64-bit arithmetic
 
     make_bad_inputs.py flip FILE COUNT
         XOR COUNT bytes in the middle of FILE with 0xFF, in place.
@@ -87,6 +90,23 @@ def make_all(out):
     # point of this model.
     _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
           os.path.join(out, "escape", "model", "model.onnx"), check=False)
+    make_wrapped(out)
+
+
+def make_wrapped(out):
+    """An initializer whose element count times its width wraps to 0 bytes,
+    which its empty raw data would match if the importer did not check."""
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 62, 4])
+    t.raw_data = b""
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+        "wrapped",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2 ** 62, 4])],
+        initializer=[t])
+    # Not checked: the point is a tensor whose size cannot be computed.
+    _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "wrapped", "model.onnx"), check=False)
 
 
 def flip(path, count):
