@@ -32,7 +32,7 @@ suite bad-input bash "$HERE/bad_input_test.sh" "$BIN_DIR" "$WORK/bad-input"
 suite int-div "$PY" "$HERE/int_div_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/int-div"
 suite sweep "$PY" "$HERE/sweep_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/sweep"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
-  --work-dir "$WORK/node-tests" -j "$JOBS"
+  --work-dir "$WORK/node-tests" -j "$JOBS" --conformance-md "$WORK/conformance.md"
 # The GPU targets' tiling (block tiles, fusion, row reductions split over
 # the threads) run on the CPU: the node tests of the ops it changes.
 suite node-tests-gpu-tiles "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
