@@ -42,6 +42,14 @@ Value inF32(OpBuilder &b, Location loc, ValueRange args,
   return arith::TruncFOp::create(b, loc, type, fn(wide));
 }
 
+/// `MathOp` of one operand, in f32 for narrower floats.
+template <typename MathOp>
+Value unaryMath(OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a, [&](ValueRange w) {
+    return MathOp::create(b, loc, w[0]).getResult();
+  });
+}
+
 /// `FloatOp` on floats, `IntOp` on integers.
 template <typename FloatOp, typename IntOp>
 Value arithmetic(OpBuilder &b, Location loc, ValueRange a) {
@@ -143,30 +151,16 @@ Value SqrtOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
 /// erf, in f32 for narrower floats; the GPU targets expand it
 /// (ExpandDeviceMath.cpp), the CPU uses a polynomial (ExpandMath).
 Value ErfOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return math::ErfOp::create(b, loc, w[0]).getResult();
-  });
+  return unaryMath<math::ErfOp>(b, loc, a);
 }
 
 /// exp and log in f32 for narrower floats: the GPU targets map only f32
 /// exp and log to instructions.
 Value ExpOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return math::ExpOp::create(b, loc, w[0]).getResult();
-  });
+  return unaryMath<math::ExpOp>(b, loc, a);
 }
 Value LogOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return math::LogOp::create(b, loc, w[0]).getResult();
-  });
-}
-
-/// `MathOp` of one operand, in f32 for narrower floats.
-template <typename MathOp>
-static Value unaryMath(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return MathOp::create(b, loc, w[0]).getResult();
-  });
+  return unaryMath<math::LogOp>(b, loc, a);
 }
 
 Value SinOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
@@ -240,14 +234,10 @@ Value ReciprocalOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
 // the result is representable in the narrow type): LLVM legalizes them on
 // bf16 by promoting and would round back with a runtime library call.
 Value FloorOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return math::FloorOp::create(b, loc, w[0]).getResult();
-  });
+  return unaryMath<math::FloorOp>(b, loc, a);
 }
 Value CeilOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return inF32(b, loc, a, [&](ValueRange w) {
-    return math::CeilOp::create(b, loc, w[0]).getResult();
-  });
+  return unaryMath<math::CeilOp>(b, loc, a);
 }
 
 Value SoftplusOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
