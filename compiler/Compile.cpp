@@ -85,7 +85,8 @@ private:
 
 const std::vector<std::string> &tessel::emitStages() {
   static const std::vector<std::string> stages = {
-      "graph", "graph-opt", "plan", "kernels", "linalg", "pipeline", "llvm"};
+      "graph", "graph-opt", "plan", "kernels", "linalg", "pipeline", "llvm",
+      "llvm-ir"};
   return stages;
 }
 
@@ -316,7 +317,13 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       binary.format = format::TargetBinary::Format::ElfSharedObject;
       CpuCodegenOptions cpuOptions;
       cpuOptions.cpu = options.cpu;
+      if (options.emit == "llvm-ir")
+        cpuOptions.llvmIr = &options.emitted;
       ok = emitCpuSharedObject(*copy, symbols, cpuOptions, binary.bytes, error);
+      if (ok && cpuOptions.llvmIr) {
+        codegenStage->end();
+        return success();
+      }
     }
     if (!ok)
       return emitError(fileLoc)

@@ -627,6 +627,16 @@ void Partitioner::createDispatch(Operation *op, ArrayRef<Value> sources,
   std::string symbol = createKernel(op);
   SmallVector<int64_t> tied =
       tiedArguments(op, sources, args, resultValues, extents);
+  // A tied result shares its argument's buffer, so the kernel's parameters
+  // for the two (argument j, and result i after the arguments) alias: the
+  // targets must not declare them distinct (tessel.aliased_args, pairs).
+  SmallVector<int64_t> aliased;
+  for (auto [i, arg] : llvm::enumerate(tied))
+    if (arg >= 0)
+      aliased.append({arg, static_cast<int64_t>(args.size() + i)});
+  if (!aliased.empty())
+    kernels.lookupSymbol<func::FuncOp>(symbol)->setAttr(
+        kAliasedArgsAttr, builder.getDenseI64ArrayAttr(aliased));
   auto dispatch = plan::DispatchOp::create(
       builder, op->getLoc(), resultTypes,
       FlatSymbolRefAttr::get(builder.getContext(), symbol), args,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/common/Passes.h"
+#include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -157,6 +158,9 @@ LogicalResult splitStages(func::FuncOp func) {
     outlined->setAttr("tessel.kernel_of", b.getStringAttr(func.getSymName()));
     outlined->setAttr("tessel.workspace_dims",
                       func->getAttr("tessel.workspace_dims"));
+    // A stage has the kernel's parameters, so the kernel's aliasing holds.
+    if (Attribute aliased = func->getAttr(tessel::kAliasedArgsAttr))
+      outlined->setAttr(tessel::kAliasedArgsAttr, aliased);
     Block *body = outlined.addEntryBlock();
     IRMapping map;
     for (auto [from, to] :

@@ -9,6 +9,7 @@
 
 #include "codegen/cpu/CpuBackend.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -16,6 +17,7 @@
 #include "codegen/common/LlvmEmission.h"
 #include "codegen/common/Passes.h"
 #include "codegen/cpu/Passes.h"
+#include "dialects/Graph/TesselDialect.h"
 #include "runtime/format/CpuFeatures.h"
 
 #include "llvm/IR/Module.h"
@@ -122,7 +124,17 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
     error = "cannot translate the CPU kernels to LLVM IR";
     return false;
   }
-  addPackedWrappers(*llvmModule, kernels);
+  // The parameters each kernel may get one buffer for twice.
+  llvm::StringMap<llvm::SmallVector<int64_t>> aliased;
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    if (auto pairs = func->getAttrOfType<DenseI64ArrayAttr>(kAliasedArgsAttr))
+      aliased[func.getSymName()] = llvm::SmallVector<int64_t>(pairs.asArrayRef());
+  });
+  addPackedWrappers(*llvmModule, kernels, aliased);
+  if (options.llvmIr) {
+    llvm::raw_string_ostream os(*options.llvmIr);
+    llvmModule->print(os, nullptr);
+  }
   std::unique_ptr<llvm::TargetMachine> tm =
       createTargetMachine("x86_64-unknown-linux-gnu", llvmCpuName(options.cpu),
                           "", llvm::Reloc::PIC_, error);

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <cstdint>
 #include <string>
@@ -49,14 +50,21 @@ void registerCpuPipelines();
 /// each kernel `name`: it loads each memref parameter from `params[i]`, the
 /// six trailing ones (workgroup id x, y, z and count x, y, z; see
 /// tessel-cpu-map-workgroups) from `workgroup[0..6)`, and calls the
-/// kernel (docs/design.md, "Kernel ABI").
-void addPackedWrappers(llvm::Module &module,
-                       llvm::ArrayRef<std::string> kernels);
+/// kernel (docs/design.md, "Kernel ABI"). Each memref's aligned pointer is
+/// declared noalias, except those of the parameters `aliased` lists for the
+/// kernel (tessel.aliased_args: a result written in place over an
+/// argument, the same buffer passed twice).
+void addPackedWrappers(
+    llvm::Module &module, llvm::ArrayRef<std::string> kernels,
+    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased = {});
 
 /// Options of the CPU code generator.
 struct CpuCodegenOptions {
   std::string cpu = "x86-64-v2"; ///< -mcpu; "native" for the host
   unsigned optLevel = 2;
+  /// When set, receives the LLVM IR of the kernels and their packed
+  /// wrappers, before LLVM's optimizations (tessel-compile --emit llvm-ir).
+  std::string *llvmIr = nullptr;
 };
 
 /// Translates an LLVM-dialect module of kernels into an x86-64 ELF shared

@@ -15,8 +15,9 @@
 /// The trailing kernel parameters that come from the workgroup array.
 static constexpr unsigned kWorkgroupParams = 6;
 
-void tessel::addPackedWrappers(llvm::Module &module,
-                               llvm::ArrayRef<std::string> kernels) {
+void tessel::addPackedWrappers(
+    llvm::Module &module, llvm::ArrayRef<std::string> kernels,
+    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
@@ -49,13 +50,21 @@ void tessel::addPackedWrappers(llvm::Module &module,
     // pointers) is the only one a kernel accesses memory through, and the
     // buffers of one launch never overlap where one is written (a result is
     // a fresh buffer, and the arena never shares bytes between buffers
-    // live at the same launch; docs/design.md "Memory plan"). Saying so
-    // lets LLVM hoist loads of scalar operands (Clip's bounds) out of loops
-    // and vectorize them.
+    // live at the same launch; docs/design.md "Memory plan"), except a
+    // result written in place over an argument: the launch passes that
+    // buffer twice, and declaring the two pointers distinct would be
+    // undefined behaviour. Saying so elsewhere lets LLVM hoist loads of
+    // scalar operands (Clip's bounds) out of loops and vectorize them.
+    llvm::SmallVector<int64_t> shared;
+    if (auto it = aliased.find(name); it != aliased.end())
+      shared = it->second;
+    int64_t memref = 0; // the memref parameter a pointer pair belongs to
     for (unsigned i = 0; i + 1 < memrefParams; ++i)
       if (kernel->getArg(i)->getType() == ptr &&
           kernel->getArg(i + 1)->getType() == ptr) {
-        kernel->addParamAttr(i + 1, llvm::Attribute::NoAlias);
+        if (!llvm::is_contained(shared, memref))
+          kernel->addParamAttr(i + 1, llvm::Attribute::NoAlias);
+        ++memref;
         ++i;
       }
     b.CreateCall(kernel, args);

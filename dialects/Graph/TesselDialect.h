@@ -87,6 +87,12 @@ std::string describeLoc(mlir::Location loc);
 /// (either may come back empty).
 void onnxNodeOf(mlir::Location loc, std::string &node, std::string &opType);
 
+/// Name of a kernel function's (and its stages') attribute listing the
+/// pairs of parameters that may be bound to one buffer (a result written in
+/// place over an argument): [a0, b0, a1, b1, ...]. Targets must not declare
+/// such parameters distinct (the CPU's noalias).
+inline constexpr llvm::StringLiteral kAliasedArgsAttr = "tessel.aliased_args";
+
 /// The metadata of the fused location of a dispatch region: onnxNodeOf
 /// gives all its nodes ("a+b", "Add+Relu"), not just the first.
 inline constexpr llvm::StringLiteral kDispatchRegionLoc =
