@@ -125,6 +125,16 @@ struct GuardExp : OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// The bits of float `x` (scalar) as an integer, ANDed with `mask`.
+Value maskedBits(PatternRewriter &rewriter, Location loc, Value x,
+                 const APInt &mask) {
+  auto bits = rewriter.getIntegerType(mask.getBitWidth());
+  Value i = arith::BitcastOp::create(rewriter, loc, bits, x);
+  Value m = arith::ConstantOp::create(rewriter, loc,
+                                      rewriter.getIntegerAttr(bits, mask));
+  return arith::AndIOp::create(rewriter, loc, i, m);
+}
+
 /// |x| as x's bits with the sign bit cleared: exact for every float width,
 /// -0 and NaN included, with integer instructions every GPU has (NVVM
 /// would otherwise call the device library's fabs for some widths).
@@ -135,15 +145,10 @@ struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "vectors are not expanded");
-    Location loc = op.getLoc();
-    auto bits = rewriter.getIntegerType(type.getWidth());
-    Value i = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
-    Value mask = arith::ConstantOp::create(
-        rewriter, loc,
-        rewriter.getIntegerAttr(bits,
-                                APInt::getSignedMaxValue(type.getWidth())));
-    Value cleared = arith::AndIOp::create(rewriter, loc, i, mask);
-    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    Value magnitude =
+        maskedBits(rewriter, op.getLoc(), op.getOperand(),
+                   APInt::getSignedMaxValue(type.getWidth()));
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, magnitude);
     return success();
   }
 };
@@ -159,17 +164,9 @@ struct ExpandCopySign : OpRewritePattern<math::CopySignOp> {
       return rewriter.notifyMatchFailure(op, "vectors are not expanded");
     Location loc = op.getLoc();
     unsigned w = type.getWidth();
-    auto bits = rewriter.getIntegerType(w);
-    auto mask = [&](const APInt &v) {
-      return arith::ConstantOp::create(rewriter, loc,
-                                       rewriter.getIntegerAttr(bits, v));
-    };
-    Value x = arith::BitcastOp::create(rewriter, loc, bits, op.getLhs());
-    Value y = arith::BitcastOp::create(rewriter, loc, bits, op.getRhs());
-    Value magnitude = arith::AndIOp::create(
-        rewriter, loc, x, mask(APInt::getSignedMaxValue(w)));
-    Value sign = arith::AndIOp::create(rewriter, loc, y,
-                                       mask(APInt::getSignMask(w)));
+    Value magnitude = maskedBits(rewriter, loc, op.getLhs(),
+                                 APInt::getSignedMaxValue(w));
+    Value sign = maskedBits(rewriter, loc, op.getRhs(), APInt::getSignMask(w));
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(
         op, type, arith::OrIOp::create(rewriter, loc, magnitude, sign));
     return success();
