@@ -51,6 +51,7 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -538,7 +539,6 @@ def main(argv=None):
         return 2
     sampled = args.sample < 1.0
     if sampled:
-        import random
         keep = max(1, round(len(folders) * args.sample))
         folders = sorted(random.Random(args.seed).sample(folders, keep))
     in_run = set(folders)

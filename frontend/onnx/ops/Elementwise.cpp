@@ -13,24 +13,41 @@ using namespace tessel::onnx_import;
 
 namespace {
 
+/// A number: an integer or float element type, not bool.
+bool isNumber(Type element) {
+  return element.isIntOrFloat() && !element.isInteger(1);
+}
+
+/// `Op` of two operands `a` and `b` with numpy broadcasting, built at the
+/// node; fails with an error when their shapes do not broadcast.
+template <typename Op>
+FailureOr<Value> broadcastBinary(NodeContext &n, Value a, Value b) {
+  auto at = cast<RankedTensorType>(a.getType()),
+       bt = cast<RankedTensorType>(b.getType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(at.getShape(), bt.getShape());
+  if (failed(shape))
+    return n.error("operand shapes do not broadcast");
+  auto type = RankedTensorType::get(*shape, at.getElementType());
+  return Op::create(n.b, n.loc, type, a, b).getResult();
+}
+
 template <typename Op> LogicalResult importBinary(NodeContext &n) {
   Value lhs = n.input(0), rhs = n.input(1);
   if (!lhs || !rhs)
     return failure();
-  RankedTensorType a = n.inputType(0), b = n.inputType(1);
-  if (a.getElementType() != b.getElementType())
+  Type element = n.inputType(0).getElementType();
+  if (element != n.inputType(1).getElementType())
     return n.error("operands have different element types");
-  if (!a.getElementType().isIntOrFloat() || a.getElementType().isInteger(1))
+  if (!isNumber(element))
     return n.error("unsupported element type");
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(a.getShape(), b.getShape());
-  if (failed(shape))
-    return n.error("operand shapes do not broadcast");
-  auto type = RankedTensorType::get(*shape, a.getElementType());
-  auto op = Op::create(n.b, n.loc, type, lhs, rhs);
+  FailureOr<Value> result = broadcastBinary<Op>(n, lhs, rhs);
+  if (failed(result))
+    return failure();
   if constexpr (std::is_same_v<Op, DivOp>)
-    op.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
-  n.setOutput(0, op);
+    cast<DivOp>(result->getDefiningOp())
+        .setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
+  n.setOutput(0, *result);
   return success();
 }
 
@@ -115,26 +132,12 @@ template <typename Op> LogicalResult importNumericUnary(NodeContext &n) {
   if (!x)
     return failure();
   Type element = n.inputType(0).getElementType();
-  if (!element.isIntOrFloat() || element.isInteger(1))
+  if (!isNumber(element))
     return n.error("expects a numeric input");
   auto op = Op::create(n.b, n.loc, x);
   op.setIsUnsigned(isUnsigned(n.inputOnnxType(0)));
   n.setOutput(0, op);
   return success();
-}
-
-/// `Op` of two operands `a` and `b` with numpy broadcasting, built at the
-/// node; fails with an error when their shapes do not broadcast.
-template <typename Op>
-FailureOr<Value> broadcastBinary(NodeContext &n, Value a, Value b) {
-  auto at = cast<RankedTensorType>(a.getType()),
-       bt = cast<RankedTensorType>(b.getType());
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(at.getShape(), bt.getShape());
-  if (failed(shape))
-    return n.error("operand shapes do not broadcast");
-  auto type = RankedTensorType::get(*shape, at.getElementType());
-  return Op::create(n.b, n.loc, type, a, b).getResult();
 }
 
 /// Max, Min, Sum, Mean (opset 8+): a chain of the binary op over all inputs
@@ -147,7 +150,7 @@ LogicalResult importVariadic(NodeContext &n) {
   if (!acc)
     return failure();
   Type element = n.inputType(0).getElementType();
-  if (!element.isIntOrFloat() || element.isInteger(1))
+  if (!isNumber(element))
     return n.error("expects numeric inputs");
   if (mean && !isa<FloatType>(element))
     return n.error("Mean expects floating-point inputs");
@@ -190,7 +193,7 @@ LogicalResult importMod(NodeContext &n) {
   Type element = n.inputType(0).getElementType();
   if (element != n.inputType(1).getElementType())
     return n.error("operands have different element types");
-  if (!element.isIntOrFloat() || element.isInteger(1))
+  if (!isNumber(element))
     return n.error("expects numeric inputs");
   bool fmod = n.getInt("fmod", 0) != 0;
   if (!fmod && isa<FloatType>(element))
@@ -277,7 +280,7 @@ LogicalResult importClip(NodeContext &n) {
   if (!x)
     return failure();
   Type element = n.inputType(0).getElementType();
-  if (!element.isIntOrFloat() || element.isInteger(1) ||
+  if (!isNumber(element) ||
       (n.opset < 11 && !isa<FloatType>(element)))
     return n.error("unsupported element type");
   Value bounds[2];
