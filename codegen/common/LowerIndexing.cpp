@@ -8,6 +8,8 @@
 // into range (ONNX calls it an error; the kernel must never read out of
 // bounds, and the plan checks that the axis is not empty).
 //
+// GatherElements: out[i...] = data[i... with idx[i...] on the axis].
+//
 // Slice: out[..., i, ...] = in[..., first + i * step, ...] on each sliced
 // axis, with `first` from the same sliceRange the shape contract uses.
 //
@@ -24,6 +26,24 @@ using namespace tessel;
 using namespace tessel::lowering;
 
 namespace {
+
+/// The position an ONNX index `raw` (i32 or i64) names in an axis of
+/// `extent` elements: negative counts from the end, and anything outside
+/// [-extent, extent) is clamped into range so the kernel never reads out of
+/// bounds (the contract makes sure the axis has an element).
+Value indexInto(OpBuilder &b, Location l, Value raw, Value extent) {
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value one = arith::ConstantIndexOp::create(b, l, 1);
+  Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  Value negative =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, l, negative,
+                              arith::AddIOp::create(b, l, i, extent), i);
+  return arith::MaxSIOp::create(
+      b, l, zero,
+      arith::MinSIOp::create(b, l, i,
+                             arith::SubIOp::create(b, l, extent, one)));
+}
 
 struct LowerGather : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -50,17 +70,7 @@ struct LowerGather : OpRewritePattern<GatherOp> {
     Value result = generic(
         rewriter, loc, indices, init, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value negative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
-          i = arith::SelectOp::create(
-              b, l, negative, arith::AddIOp::create(b, l, i, extent), i);
-          i = arith::MaxSIOp::create(
-              b, l, zero,
-              arith::MinSIOp::create(
-                  b, l, i, arith::SubIOp::create(b, l, extent, one)));
+          Value i = indexInto(b, l, args[0], extent);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < dataType.getRank(); ++d) {
             if (d == axis)
@@ -69,6 +79,36 @@ struct LowerGather : OpRewritePattern<GatherOp> {
               coords.push_back(linalg::IndexOp::create(
                   b, l, d < axis ? d : d - 1 + indexRank));
           }
+          yield(b, l, tensor::ExtractOp::create(b, l, data, coords));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// GatherElements: one generic over the result (the indices' shape) that
+/// reads data at its own coordinates with the axis's replaced by the index.
+struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    Value init = emptyResult(rewriter, op);
+    Value data = op.getData();
+    int64_t rank = op.getType().getRank(), axis = op.getAxis();
+    auto id = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    SmallVector<utils::IteratorType> iters(rank,
+                                           utils::IteratorType::parallel);
+    Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
+    Value result = generic(
+        rewriter, loc, op.getIndices(), init, {id, id}, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(d == axis ? indexInto(b, l, args[0], extent)
+                                       : linalg::IndexOp::create(b, l, d));
           yield(b, l, tensor::ExtractOp::create(b, l, data, coords));
         });
     rewriter.replaceOp(op, result);
@@ -162,5 +202,5 @@ struct LowerSplit : OpRewritePattern<SplitOp> {
 } // namespace
 
 void tessel::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather, LowerSlice, LowerSplit>(patterns.getContext());
+  patterns.add<LowerGather, LowerGatherElements, LowerSlice, LowerSplit>(patterns.getContext());
 }

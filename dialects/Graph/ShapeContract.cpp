@@ -603,6 +603,27 @@ GatherOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
   return success();
 }
 
+LogicalResult GatherElementsOp::reifyShapeContract(
+    OpBuilder &b, const ShapeOperands &operands, SmallVectorImpl<Dims> &results,
+    SmallVectorImpl<ShapeAssumption> &assumptions) {
+  ShapeBuilder s(b, getLoc());
+  int64_t axis = getAxis();
+  const Dims &data = operands[0], &indices = operands[1];
+  Value extent = data[axis];
+  assumptions.push_back({s.max(extent, s.constant(1)), extent,
+                         "dim " + std::to_string(axis) +
+                             " of input 0 (the gathered axis) must not be "
+                             "empty"});
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != axis)
+      assumptions.push_back(
+          {s.max(indices[d], data[d]), data[d],
+           "dim " + std::to_string(d) +
+               " of the indices must not exceed the data's"});
+  addResult(s, getResult(), Dims(indices), results);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Slice
 //===----------------------------------------------------------------------===//

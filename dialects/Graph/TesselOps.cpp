@@ -313,6 +313,28 @@ LogicalResult GatherOp::verify() {
   return checkShape(*this, getType(), expected, "result");
 }
 
+LogicalResult GatherElementsOp::verify() {
+  RankedTensorType data = rankedType(getData());
+  RankedTensorType indices = rankedType(getIndices());
+  int64_t axis = getAxis();
+  if (indices.getRank() != data.getRank())
+    return emitOpError("indices have rank ")
+           << indices.getRank() << " but the data has rank " << data.getRank();
+  if (axis < 0 || axis >= data.getRank())
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << data.getRank();
+  if (getType().getElementType() != data.getElementType())
+    return emitOpError("result element type differs from the data's");
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && !ShapedType::isDynamic(indices.getDimSize(d)) &&
+        !ShapedType::isDynamic(data.getDimSize(d)) &&
+        indices.getDimSize(d) > data.getDimSize(d))
+      return emitOpError("indices dim ")
+             << d << " (" << indices.getDimSize(d)
+             << ") exceeds the data's (" << data.getDimSize(d) << ")";
+  return checkShape(*this, getType(), indices.getShape(), "result");
+}
+
 //===----------------------------------------------------------------------===//
 // Folding integer constants: the shape arithmetic exporters put in graphs
 // (Gather of a static Shape, Unsqueeze, Concat, Add/Mul/Div) becomes

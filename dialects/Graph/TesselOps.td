@@ -606,6 +606,24 @@ def Tessel_GatherOp : Tessel_Op<"gather"> {
   let hasFolder = 1;
 }
 
+def Tessel_GatherElementsOp : Tessel_Op<"gather_elements"> {
+  let summary = "Take one element of `data` per index along `axis` (ONNX GatherElements)";
+  let description = [{
+    The result has the shape of `indices`, which has the rank of `data`:
+    out[i_0, ..., i_r] = data[i_0, ..., indices[i_0, ..., i_r], ..., i_r],
+    the index replacing the coordinate on `axis`. On every other axis the
+    indices' extent must not exceed the data's. A negative index counts from
+    the end of the axis; indices outside [-n, n) are clamped as Gather's are.
+  }];
+  let arguments = (ins AnyRankedTensor:$data,
+                   RankedTensorOf<[I32, I64]>:$indices, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 
 //===----------------------------------------------------------------------===//
 // Control flow

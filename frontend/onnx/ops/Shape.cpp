@@ -162,6 +162,28 @@ LogicalResult importGather(NodeContext &n) {
   return success();
 }
 
+LogicalResult importGatherElements(NodeContext &n) {
+  Value data = n.input(0), indices = data ? n.input(1) : Value();
+  if (!indices)
+    return failure();
+  RankedTensorType dt = n.inputType(0), it = n.inputType(1);
+  int32_t indexType = n.inputOnnxType(1);
+  if (indexType != onnx::TensorProto::INT64 &&
+      indexType != onnx::TensorProto::INT32)
+    return n.error("indices must be int32 or int64");
+  if (it.getRank() != dt.getRank())
+    return n.error("indices have rank " + std::to_string(it.getRank()) +
+                   " but the data has rank " + std::to_string(dt.getRank()));
+  int64_t axis = n.getInt("axis", 0);
+  if (failed(normalizeAxis(n, axis, dt.getRank())))
+    return failure();
+  auto type = RankedTensorType::get(it.getShape(), dt.getElementType());
+  n.setOutput(0,
+              GatherElementsOp::create(n.b, n.loc, type, data, indices, axis),
+              n.inputOnnxType(0));
+  return success();
+}
+
 /// A 1-D int64 tensor of `values`.
 Value int64Constant(NodeContext &n, ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({int64_t(values.size())}, n.b.getI64Type());
@@ -449,6 +471,8 @@ void onnx_import::registerShapeOps(OpRegistry &r) {
   // Gather-11 allows negative indices, which the kernel handles at any
   // version (earlier models never use them).
   r.add("Gather", 1, importGather);
+  // GatherElements-11 is the first; 13 only adds bfloat16.
+  r.add("GatherElements", 11, importGatherElements);
   // Slice-10 moves starts/ends/axes into inputs and adds steps.
   r.add("Slice", 1, importSlice);
   // Unsqueeze/Squeeze-13 take the axes as an input instead of an attribute.

@@ -676,6 +676,14 @@ func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32
 
 // -----
 
+func.func @gather_elements_indices_exceed(%x: tensor<2x3xf32>, %i: tensor<2x4xi64>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tessel.gather_elements' op indices dim 1 (4) exceeds the data's (3)}}
+  %0 = tessel.gather_elements %x[%i] {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
 func.func @compare_not_bool(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{'tessel.less' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3xf32>'}}
   %0 = tessel.less %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>

@@ -1,0 +1,32 @@
+// --tessel-convert-graph-to-linalg on the element-indexing ops: one
+// parallel generic over the result whose body reads the data with
+// tensor.extract at computed coordinates.
+// RUN: tessel-opt %s --split-input-file --tessel-convert-graph-to-linalg --mlir-print-local-scope | FileCheck %s
+
+// GatherElements: the result has the indices' shape; the axis coordinate
+// is the index, negative from the end and clamped into [0, n); every other
+// coordinate is the result's own.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x5xf32>, %[[I:[^:]+]]: tensor<?x3xi32>)
+// CHECK:         %[[N:.+]] = tensor.dim %[[I]], %{{.+}} : tensor<?x3xi32>
+// CHECK:         %[[E:.+]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK:         %[[K:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x5xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK-SAME:      iterator_types = ["parallel", "parallel"]
+// CHECK-SAME:      ins(%[[I]] : tensor<?x3xi32>) outs(%[[E]] : tensor<?x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:[^:]+]]: i32,
+// CHECK:           %[[ROW:.+]] = linalg.index 0 : index
+// CHECK:           %[[RAW:.+]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK:           %[[NEG:.+]] = arith.cmpi slt, %[[RAW]]
+// CHECK:           %[[WRAP:.+]] = arith.addi %[[RAW]], %[[K]]
+// CHECK:           %[[SEL:.+]] = arith.select %[[NEG]], %[[WRAP]], %[[RAW]]
+// CHECK:           %[[LAST:.+]] = arith.subi %[[K]]
+// CHECK:           %[[HI:.+]] = arith.minsi %[[SEL]], %[[LAST]]
+// CHECK:           %[[AT:.+]] = arith.maxsi %{{.+}}, %[[HI]]
+// CHECK:           %[[V:.+]] = tensor.extract %[[X]][%[[ROW]], %[[AT]]]
+// CHECK:           linalg.yield %[[V]] : f32
+func.func @gather_elements(%x: tensor<?x5xf32>, %i: tensor<?x3xi32>) -> tensor<?x3xf32> {
+  %0 = tessel.gather_elements %x[%i] {axis = 1 : i64} : (tensor<?x5xf32>, tensor<?x3xi32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
