@@ -6,7 +6,8 @@
 //   * constants become `plan.weight`;
 //   * a Reshape becomes a `plan.view` of its operand; one whose target shape
 //     is a graph input reads it with `plan.input_values` and computes its
-//     dims with `plan.reshape_dims`;
+//     dims with `plan.reshape_dims`; a Squeeze or Unsqueeze with run-time
+//     axes is a view too, with the extents of its shape contract;
 //   * every other op becomes a kernel function and a `plan.dispatch`; its
 //     shape contract (dialects/Graph/ShapeContract.td) gives the extents of
 //     its results as index arithmetic, and each assumption of its kernel
@@ -72,7 +73,8 @@ private:
   /// Evaluates `op` on host values when it can (its results become host
   /// values); false when it has to run as a kernel.
   bool evaluateOnHost(Operation *op);
-  LogicalResult lowerReshape(ReshapeOp op);
+  /// A Reshape, or a Squeeze/Unsqueeze with run-time axes: a view.
+  LogicalResult lowerView(Operation *op);
   LogicalResult lowerDispatch(Operation *op);
   /// Per result of the dispatch of `op` (a graph op or dispatch region)
   /// with `resultValues` and their `resultExtents`: the index among `args`
@@ -357,38 +359,39 @@ FailureOr<Value> Partitioner::planValue(Value v, Operation *user) {
   return tensor.getResult();
 }
 
-LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
-  FailureOr<Value> planSource = planValue(op.getInput(), op);
+LogicalResult Partitioner::lowerView(Operation *op) {
+  FailureOr<Value> planSource = planValue(op->getOperand(0), op);
   if (failed(planSource))
     return failure();
   Value source = *planSource;
   SmallVector<Value> extents;
-  if (Value shape = op.getShape()) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  auto reshape = dyn_cast<ReshapeOp>(op);
+  if (Value shape = reshape ? reshape.getShape() : Value()) {
     // The target: a host value computed from shapes, or an input whose
     // values the runtime reads from its host copy.
-    RankedTensorType type = op.getType();
     SmallVector<Value> target;
     if (std::optional<SmallVector<Value>> e = hostElements(shape)) {
       target = *e;
     } else if (std::optional<SmallVector<Value>> e = inputElements(shape)) {
       target = *e;
     } else {
-      return op.emitError() << describeLoc(op.getLoc())
+      return op->emitError() << describeLoc(op->getLoc())
                             << ": the target shape must be a graph input or "
                                "computed from shapes and constants";
     }
     auto reshaped = plan::ReshapeDimsOp::create(
-        builder, op.getLoc(), dimsOf(source), target, op.getAllowzero());
+        builder, op->getLoc(), dimsOf(source), target, reshape.getAllowzero());
     for (int64_t d = 0; d < type.getRank(); ++d) {
       Value dim = reshaped.getDims()[d];
       if (!type.isDynamicDim(d)) {
         // The model needs this extent: the values must give it.
         plan::AssertEqOp::create(
-            builder, op.getLoc(), dim, index(type.getDimSize(d), op.getLoc()),
+            builder, op->getLoc(), dim, index(type.getDimSize(d), op->getLoc()),
             builder.getStringAttr("dim " + std::to_string(d) +
                                   " of the reshaped tensor must be " +
                                   std::to_string(type.getDimSize(d))));
-        dim = index(type.getDimSize(d), op.getLoc());
+        dim = index(type.getDimSize(d), op->getLoc());
       }
       extents.push_back(dim);
     }
@@ -398,9 +401,9 @@ LogicalResult Partitioner::lowerReshape(ReshapeOp op) {
       return failure();
     extents = std::move(e->front());
   }
-  auto view = plan::ViewOp::create(builder, op.getLoc(), op.getType(), source,
-                                   dynamicOf(op.getType(), extents));
-  values.map(op.getResult(), view.getResult());
+  auto view = plan::ViewOp::create(builder, op->getLoc(), type, source,
+                                   dynamicOf(type, extents));
+  values.map(op->getResult(0), view.getResult());
   dims[view.getResult()] = std::move(extents);
   return success();
 }
@@ -736,8 +739,8 @@ LogicalResult Partitioner::lowerBlock(Block &block) {
       values.map(c.getResult(), weight.getResult());
     } else if (isa<YieldOp>(op) || evaluateOnHost(&op)) {
       continue; // a yield is lowered by its region
-    } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-      ok = lowerReshape(r);
+    } else if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
+      ok = lowerView(&op);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       ok = lowerReturn(ret);
     } else if (auto i = dyn_cast<IfOp>(op)) {

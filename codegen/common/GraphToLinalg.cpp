@@ -105,11 +105,8 @@ LogicalResult lowering::checkResultExtents(Operation *op,
   return success();
 }
 
-/// The elements of `v` as index values, read in the kernel, when it is a
-/// small static integer tensor (a Slice's bounds, an Expand's shape): what
-/// a value-dependent shape contract reads. Unused reads fold away.
-static std::optional<SmallVector<Value>>
-smallIntegerElements(OpBuilder &b, Location loc, Value v) {
+std::optional<SmallVector<Value>>
+lowering::smallIntegerElements(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (!type.hasStaticShape() || !type.getElementType().isInteger(64) ||
       type.getNumElements() > 64)

@@ -91,6 +91,13 @@ mlir::LogicalResult checkResultExtents(mlir::Operation *op,
 mlir::Value emptyResult(mlir::OpBuilder &b, mlir::Operation *op,
                         unsigned result = 0);
 
+/// The elements of `v` as index values read in the kernel (tensor.extract),
+/// when it is a small static int64 tensor (a shape operand: a Slice's
+/// bounds, an Expand's shape, a reduction's run-time axes); nullopt
+/// otherwise. Unused reads fold away.
+std::optional<llvm::SmallVector<mlir::Value>>
+smallIntegerElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+
 /// tensor.pad of `input`'s trailing spatial dims by `pads` (ONNX order:
 /// begins then ends) with `value`; `input` is returned when all pads are 0.
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,

@@ -10,6 +10,9 @@
 //
 // GatherElements: out[i...] = data[i... with idx[i...] on the axis].
 //
+// Trilu: out[..., i, j] = in[..., i, j] where j - i is on the kept side of
+// k, else 0.
+//
 // Slice: out[..., i, ...] = in[..., first + i * step, ...] on each sliced
 // axis, with `first` from the same sliceRange the shape contract uses.
 //
@@ -116,6 +119,65 @@ struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
   }
 };
 
+/// Trilu: one generic over the result (the input's shape) that keeps an
+/// element where its diagonal offset j - i is on the kept side of k.
+struct LowerTrilu : OpRewritePattern<TriluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TriluOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkResultExtents(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = op.getType().getRank();
+    auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<Value> inputs = {op.getInput()};
+    SmallVector<AffineMap> maps = {id};
+    if (Value k = op.getK()) {
+      inputs.push_back(k); // a 0-D tensor: every iteration reads it
+      maps.push_back(AffineMap::get(rank, 0, {}, ctx));
+    }
+    maps.push_back(id);
+    bool upper = op.getUpper();
+    Type element = op.getType().getElementType();
+    // The diagonal offset j - i lies in [1 - rows, cols - 1], so k clamped
+    // to [-rows, cols] keeps the same elements, and the comparison is in
+    // index arithmetic (32-bit on the GPUs) without truncating a huge k.
+    Value rows, cols;
+    if (op.getK()) {
+      auto extent = [&](int64_t d) -> Value {
+        Value e = rewriter.createOrFold<tensor::DimOp>(loc, op.getInput(), d);
+        return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                          e);
+      };
+      rows = extent(rank - 2);
+      cols = extent(rank - 1);
+    }
+    Value result = generic(
+        rewriter, loc, inputs, emptyResult(rewriter, op), maps,
+        iterators(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value offset =
+              arith::SubIOp::create(b, l, linalg::IndexOp::create(b, l, rank - 1),
+                                    linalg::IndexOp::create(b, l, rank - 2));
+          Value k = arith::ConstantIndexOp::create(b, l, 0);
+          if (op.getK()) {
+            Value low = arith::SubIOp::create(
+                b, l, arith::ConstantIntOp::create(b, l, 0, 64), rows);
+            Value clamped = arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, a[1], low), cols);
+            k = arith::IndexCastOp::create(b, l, b.getIndexType(), clamped);
+          }
+          Value keep = arith::CmpIOp::create(
+              b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+              offset, k);
+          Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(element));
+          yield(b, l, arith::SelectOp::create(b, l, keep, a[0], zero));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LowerSlice : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
@@ -202,5 +264,6 @@ struct LowerSplit : OpRewritePattern<SplitOp> {
 } // namespace
 
 void tessel::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather, LowerGatherElements, LowerSlice, LowerSplit>(patterns.getContext());
+  patterns.add<LowerGather, LowerGatherElements, LowerTrilu, LowerSlice,
+               LowerSplit>(patterns.getContext());
 }

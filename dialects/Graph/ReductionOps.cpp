@@ -1,8 +1,10 @@
 //===- ReductionOps.cpp - Verifiers of the reductions and LayerNorm -------===//
 //
-// ReduceSum, ReduceMean, ReduceMax and ReduceMin: normalized axes, the
+// ReduceSum, ReduceProd, ReduceMean, ReduceMax and ReduceMin: normalized
+// axes (or a run-time axes operand of static length), the
 // result shape they imply, and the accumulator type each declares (see
-// Tessel_ReduceOp in TesselOps.td). LayerNormalization, whose statistics
+// Tessel_ReduceOp in TesselOps.td); ArgMax and ArgMin. LayerNormalization,
+// whose statistics
 // are reductions with a declared accumulator too.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +32,20 @@ static LogicalResult verifyReduce(ReduceOp op, bool sums, bool mean) {
   RankedTensorType in = rankedType(op.getInput());
   Type element = in.getElementType();
   ArrayRef<int64_t> axes = op.getAxes();
+  if (Value dynamic = op.getDynamicAxes()) {
+    int64_t count = rankedType(dynamic).getDimSize(0);
+    if (!axes.empty())
+      return op.emitOpError("has both axes and dynamic_axes");
+    if (ShapedType::isDynamic(count) || count < 1 || count > in.getRank())
+      return op.emitOpError("dynamic_axes must have a static length in [1, ")
+             << in.getRank() << "]";
+    // Without keepdims, the importer squeezes the result (tessel.squeeze).
+    if (!op.getKeepdims())
+      return op.emitOpError("with dynamic_axes must keep the reduced dims");
+    if (op.getType().getRank() != in.getRank())
+      return op.emitOpError("result has rank ")
+             << op.getType().getRank() << ", expected " << in.getRank();
+  }
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= in.getRank())
       return op.emitOpError("axis ")
@@ -44,6 +60,8 @@ static LogicalResult verifyReduce(ReduceOp op, bool sums, bool mean) {
     return op.emitOpError("accumulates in ")
            << acc << ", expected " << reductionAccumulator(element, sums, mean)
            << " for " << element;
+  if (op.getDynamicAxes())
+    return success(); // which dims the result keeps is known at run time
   SmallVector<int64_t> expected;
   for (int64_t d = 0; d < in.getRank(); ++d) {
     if (!llvm::is_contained(axes, d))
@@ -55,9 +73,31 @@ static LogicalResult verifyReduce(ReduceOp op, bool sums, bool mean) {
 }
 
 LogicalResult ReduceSumOp::verify() { return verifyReduce(*this, true, false); }
+LogicalResult ReduceProdOp::verify() {
+  return verifyReduce(*this, true, false);
+}
 LogicalResult ReduceMeanOp::verify() { return verifyReduce(*this, true, true); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, false, false); }
 LogicalResult ReduceMinOp::verify() { return verifyReduce(*this, false, false); }
+
+template <typename ArgOp> static LogicalResult verifyArgReduce(ArgOp op) {
+  RankedTensorType in = rankedType(op.getInput());
+  int64_t axis = op.getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return op.emitOpError("axis ")
+           << axis << " is out of range for rank " << in.getRank();
+  if (in.getElementType().isInteger(1))
+    return op.emitOpError("cannot compare bools");
+  SmallVector<int64_t> expected(in.getShape());
+  if (op.getKeepdims())
+    expected[axis] = 1;
+  else
+    expected.erase(expected.begin() + axis);
+  return checkShape(op, op.getType(), expected, "result");
+}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
 
 LogicalResult LayerNormOp::verify() {
   RankedTensorType in = rankedType(getInput());

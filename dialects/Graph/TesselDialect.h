@@ -39,6 +39,20 @@ int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
 std::pair<int64_t, int64_t> sliceRange(int64_t n, int64_t start, int64_t end,
                                        int64_t step);
 
+/// Per dim of a rank-`rank` tensor, 1 (an index value) when one of `axes`
+/// (in [-rank, rank), negative from the end) names it, else 0: which dims
+/// a reduction with axes known only at run time reduces.
+llvm::SmallVector<mlir::Value> reducedDimFlags(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               llvm::ArrayRef<mlir::Value> axes,
+                                               int64_t rank);
+
+/// Per dim, the number of dims before it whose flag (of reducedDimFlags) is
+/// 0: a kept dim's position in a result without the reduced dims.
+llvm::SmallVector<mlir::Value>
+keptDimPositions(mlir::OpBuilder &b, mlir::Location loc,
+                 llvm::ArrayRef<mlir::Value> flags);
+
 /// The same as index values built with `b` at `loc`, for an extent `n` and
 /// bounds `start`, `end` that may be known only at run time (constants
 /// fold).

@@ -313,6 +313,35 @@ LogicalResult GatherOp::verify() {
   return checkShape(*this, getType(), expected, "result");
 }
 
+LogicalResult TriluOp::verify() {
+  if (rankedType(getInput()).getRank() < 2)
+    return emitOpError("needs an input of rank 2 or more");
+  return success();
+}
+
+/// The checks Squeeze and Unsqueeze share: K >= 1 axes of static count,
+/// a result of rank input + `sign` * K.
+static LogicalResult verifyAxesView(Operation *op, Value input, Value axes,
+                                    Value result, int64_t sign) {
+  int64_t count = rankedType(axes).getDimSize(0);
+  int64_t rank = rankedType(input).getRank();
+  if (ShapedType::isDynamic(count) || count < 1)
+    return op->emitOpError("axes must have a static length of at least 1");
+  if (rankedType(result).getRank() != rank + sign * count)
+    return op->emitOpError("result has rank ")
+           << rankedType(result).getRank() << ", expected "
+           << rank + sign * count;
+  return success();
+}
+
+LogicalResult SqueezeOp::verify() {
+  return verifyAxesView(*this, getInput(), getAxes(), getResult(), -1);
+}
+
+LogicalResult UnsqueezeOp::verify() {
+  return verifyAxesView(*this, getInput(), getAxes(), getResult(), 1);
+}
+
 LogicalResult GatherElementsOp::verify() {
   RankedTensorType data = rankedType(getData());
   RankedTensorType indices = rankedType(getIndices());

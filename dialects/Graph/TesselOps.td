@@ -95,19 +95,28 @@ def Tessel_SoftmaxOp : Tessel_Op<"softmax", [SameOperandsAndResultType]> {
 //===----------------------------------------------------------------------===//
 
 class Tessel_ReduceOp<string mnemonic, string onnx>
-    : Tessel_Op<mnemonic, [AllElementTypesMatch<["input", "result"]>]> {
+    : Tessel_Op<mnemonic, [AllElementTypesMatch<["input", "result"]>],
+                ["isShapeOperand"]> {
   let summary = "ONNX " # onnx # " over the listed axes";
   let description = [{
     `axes` are normalized at import (sorted, unique, 0 <= axis < rank; ONNX's
     empty axes are every axis, or an Identity with noop_with_empty_axes).
+    Axes known only at run time (a graph input) are the operand
+    `dynamic_axes` instead, a 1-D int64 tensor of static length K >= 1 whose
+    elements must be K distinct axes in [-rank, rank) (the plan checks
+    them); `axes` is then empty, `keepdims` is true (the importer squeezes
+    the result with tessel.squeeze where ONNX drops them) and the result
+    dims are dynamic.
     With `keepdims` a reduced dim stays as extent 1, else it is dropped.
     The reduction accumulates in `acc_type`, the op's declared accumulator:
-    sums and means of f16/bf16 in f32, of f32/f64 in their own type, of
-    integers in i32 (sums of integers of up to 32 bits: the result wraps the
-    same) or i64; max and min in the element type. The result is converted
+    sums, products and means of f16/bf16 in f32, of f32/f64 in their own
+    type, of integers in i32 (sums and products of integers of up to 32
+    bits: the result wraps the same) or i64; max and min in the element
+    type. The result is converted
     back to the element type; an integer mean truncates toward zero (ONNX
     Runtime and numpy's cast of the mean). `is_unsigned` marks integers ONNX
-    types as unsigned. An empty reduction gives 0 for a sum, NaN (floats) or
+    types as unsigned. An empty reduction gives 0 for a sum, 1 for a
+    product, NaN (floats) or
     0 (integers) for a mean, and the type's lowest (highest) value, -inf
     (+inf) for floats, for max (min).
 
@@ -116,15 +125,43 @@ class Tessel_ReduceOp<string mnemonic, string onnx>
         : (tensor<?x128x256xf16>) -> tensor<?x128x1xf16>
     ```
   }];
-  let arguments = (ins Tessel_NumericTensor:$input, DenseI64ArrayAttr:$axes,
-                   BoolAttr:$keepdims, TypeAttr:$acc_type,
-                   UnitAttr:$is_unsigned);
+  let arguments = (ins Tessel_NumericTensor:$input,
+                   Optional<1DTensorOf<[I64]>>:$dynamic_axes,
+                   DenseI64ArrayAttr:$axes, BoolAttr:$keepdims,
+                   TypeAttr:$acc_type, UnitAttr:$is_unsigned);
   let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input (`axes` $dynamic_axes^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+// ArgMax, ArgMin.
+class Tessel_ArgReduceOp<string mnemonic, string onnx, string extreme>
+    : Tessel_Op<mnemonic> {
+  let summary = "ONNX " # onnx # ": where along `axis` the " # extreme #
+                " element is";
+  let description = [{
+    The int64 index of the first (with `select_last_index`, the last)
+    extreme element along `axis`, which must not be empty; with `keepdims`
+    the axis stays as extent 1, else it is dropped. A NaN counts as more
+    extreme than any number (numpy's argmax/argmin): the first NaN wins, or
+    the last with `select_last_index`. `is_unsigned` marks integers ONNX
+    types as unsigned.
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input, I64Attr:$axis,
+                   BoolAttr:$keepdims, UnitAttr:$select_last_index,
+                   UnitAttr:$is_unsigned);
+  let results = (outs RankedTensorOf<[I64]>:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 
+def Tessel_ArgMaxOp : Tessel_ArgReduceOp<"arg_max", "ArgMax", "greatest">;
+def Tessel_ArgMinOp : Tessel_ArgReduceOp<"arg_min", "ArgMin", "least">;
+
 def Tessel_ReduceSumOp : Tessel_ReduceOp<"reduce_sum", "ReduceSum">;
+def Tessel_ReduceProdOp : Tessel_ReduceOp<"reduce_prod", "ReduceProd">;
 def Tessel_ReduceMeanOp : Tessel_ReduceOp<"reduce_mean", "ReduceMean">;
 def Tessel_ReduceMaxOp : Tessel_ReduceOp<"reduce_max", "ReduceMax">;
 def Tessel_ReduceMinOp : Tessel_ReduceOp<"reduce_min", "ReduceMin">;
@@ -585,6 +622,53 @@ def Tessel_ShapeOp : Tessel_Op<"shape"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+// Squeeze and Unsqueeze with axes known only at run time. With constant
+// axes they are Reshapes.
+class Tessel_AxesViewOp<string mnemonic>
+    : Tessel_Op<mnemonic, [AllElementTypesMatch<["input", "result"]>],
+                ["isShapeOperand"]> {
+  let arguments = (ins AnyRankedTensor:$input, 1DTensorOf<[I64]>:$axes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `axes` $axes attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_SqueezeOp : Tessel_AxesViewOp<"squeeze"> {
+  let summary = "Drop the extent-1 dims that run-time axes name (ONNX Squeeze)";
+  let description = [{
+    `axes` (static length K >= 1) must name K distinct dims in
+    [-rank, rank), each of extent 1; the result keeps the others in order.
+    The elements do not move: the plan makes it a view.
+  }];
+}
+
+def Tessel_UnsqueezeOp : Tessel_AxesViewOp<"unsqueeze"> {
+  let summary = "Insert extent-1 dims where run-time axes say (ONNX Unsqueeze)";
+  let description = [{
+    `axes` (static length K >= 1) must name K distinct dims of the result,
+    in [-(rank + K), rank + K); the input's dims fill the others in order.
+    The elements do not move: the plan makes it a view.
+  }];
+}
+
+def Tessel_TriluOp : Tessel_Op<"trilu", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "The upper or lower triangle of the last two dims (ONNX Trilu)";
+  let description = [{
+    Keeps element [..., i, j] where j - i >= k (`upper`) or j - i <= k
+    (lower) and writes 0 elsewhere. `k`, a 0-D int64 tensor read by the
+    kernel, may be known only at run time; without it k is 0.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                   Optional<0DTensorOf<[I64]>>:$k, BoolAttr:$upper);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input (`k` $k^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
 }
 
 def Tessel_GatherOp : Tessel_Op<"gather"> {

@@ -79,10 +79,43 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, int64_t rank,
   return axes;
 }
 
+/// Squeeze/Unsqueeze-13 whose axes input is known only at run time: the op
+/// of run-time axes (`sign` -1 squeezes, +1 unsqueezes), whose result dims
+/// are dynamic; failure (with an error) when the axes are not a 1-D int64
+/// tensor of static nonzero length; null when the axes are constant.
+template <typename Op>
+FailureOr<Value> runtimeAxesView(NodeContext &n, Value x, int64_t sign) {
+  if (n.opset < 13 || !n.hasInput(1) || n.constantInput(1))
+    return Value();
+  Value axes = n.input(1);
+  if (!axes)
+    return failure();
+  RankedTensorType at = n.inputType(1);
+  if (n.inputOnnxType(1) != onnx::TensorProto::INT64 || at.getRank() != 1 ||
+      at.isDynamicDim(0) || at.getDimSize(0) == 0)
+    return n.error("axes known only at run time must be a 1-D int64 tensor "
+                   "of static nonzero length (the change of rank)");
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank() +
+                 sign * at.getDimSize(0);
+  if (rank < 0)
+    return n.error("there are more axes than dims");
+  auto type = RankedTensorType::get(
+      SmallVector<int64_t>(rank, ShapedType::kDynamic),
+      cast<RankedTensorType>(x.getType()).getElementType());
+  return Op::create(n.b, n.loc, type, x, axes).getResult();
+}
+
 LogicalResult importUnsqueeze(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
+  FailureOr<Value> view = runtimeAxesView<UnsqueezeOp>(n, x, 1);
+  if (failed(view))
+    return failure();
+  if (*view) {
+    n.setOutput(0, *view);
+    return success();
+  }
   RankedTensorType xt = n.inputType(0);
   int64_t rank = xt.getRank();
   bool given;
@@ -118,6 +151,13 @@ LogicalResult importSqueeze(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
+  FailureOr<Value> view = runtimeAxesView<SqueezeOp>(n, x, -1);
+  if (failed(view))
+    return failure();
+  if (*view) {
+    n.setOutput(0, *view);
+    return success();
+  }
   RankedTensorType xt = n.inputType(0);
   bool given;
   FailureOr<SmallVector<int64_t>> axes = axesOf(n, xt.getRank(), given);
@@ -475,7 +515,8 @@ void onnx_import::registerShapeOps(OpRegistry &r) {
   r.add("GatherElements", 11, importGatherElements);
   // Slice-10 moves starts/ends/axes into inputs and adds steps.
   r.add("Slice", 1, importSlice);
-  // Unsqueeze/Squeeze-13 take the axes as an input instead of an attribute.
+  // Unsqueeze/Squeeze-13 take the axes as an input instead of an attribute
+  // (a run-time one makes tessel.squeeze/unsqueeze, views like Reshape).
   r.add("Unsqueeze", 1, importUnsqueeze);
   r.add("Squeeze", 1, importSqueeze);
 }

@@ -5,7 +5,7 @@
 // target shape becomes an operand whose values the runtime reads, and the
 // result dims are static where the target's elements are known (constants
 // and static dims flowing through Shape, Gather, Concat, Add/Sub/Mul).
-// Flatten is a reshape.
+// Flatten is a reshape. Trilu keeps a triangle of the last two dims.
 //
 //===----------------------------------------------------------------------===//
 
@@ -312,6 +312,29 @@ LogicalResult importIdentity(NodeContext &n) {
   return success();
 }
 
+/// Trilu-14: `upper` (default 1) and an optional 0-D int64 k, which the
+/// kernel reads (it may be a graph input).
+LogicalResult importTrilu(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  if (xt.getRank() < 2)
+    return n.error("the input must have rank 2 or more");
+  Value k;
+  if (n.hasInput(1)) {
+    k = n.input(1);
+    if (!k)
+      return failure();
+    if (n.inputOnnxType(1) != onnx::TensorProto::INT64 ||
+        n.inputType(1).getRank() != 0)
+      return n.error("k must be a 0-D int64 tensor");
+  }
+  n.setOutput(0, TriluOp::create(n.b, n.loc, xt, x, k,
+                                 n.getInt("upper", 1) != 0));
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerTensorOps(OpRegistry &r) {
@@ -325,4 +348,5 @@ void onnx_import::registerTensorOps(OpRegistry &r) {
   r.add("Identity", 1, importIdentity);
   // value_float(s)/value_int(s) exist since 12; older models only use value.
   r.add("Constant", 1, importConstant);
+  r.add("Trilu", 14, importTrilu);
 }

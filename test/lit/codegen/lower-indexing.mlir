@@ -30,3 +30,39 @@ func.func @gather_elements(%x: tensor<?x5xf32>, %i: tensor<?x3xi32>) -> tensor<?
   %0 = tessel.gather_elements %x[%i] {axis = 1 : i64} : (tensor<?x5xf32>, tensor<?x3xi32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// Trilu: one generic over the input keeping [.., i, j] where j - i >= k
+// (upper) or <= k (lower). A run-time k is clamped to [-rows, cols] (the
+// offset's range, so the same elements are kept) and compared in index
+// arithmetic; without k the bound is 0.
+// CHECK-LABEL: func.func @trilu
+// CHECK:         %[[ROWS:.+]] = arith.index_cast %c4{{.*}} : index to i64
+// CHECK:         %[[COLS:.+]] = arith.index_cast %c5{{.*}} : index to i64
+// CHECK:         linalg.generic
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-NEXT:    ^bb0(%[[IN:[^:]+]]: f32, %[[K:[^:]+]]: i64,
+// CHECK:           %[[I:.+]] = linalg.index 1 : index
+// CHECK:           %[[J:.+]] = linalg.index 2 : index
+// CHECK:           %[[OFF:.+]] = arith.subi %[[J]], %[[I]] : index
+// CHECK:           %[[LOW:.+]] = arith.subi %{{.+}}, %[[ROWS]] : i64
+// CHECK:           %[[LO:.+]] = arith.maxsi %[[K]], %[[LOW]] : i64
+// CHECK:           %[[HI:.+]] = arith.minsi %[[LO]], %[[COLS]] : i64
+// CHECK:           %[[KI:.+]] = arith.index_cast %[[HI]] : i64 to index
+// CHECK:           %[[KEEP:.+]] = arith.cmpi sge, %[[OFF]], %[[KI]] : index
+// CHECK:           arith.select %[[KEEP]], %[[IN]], %{{.+}} : f32
+func.func @trilu(%x: tensor<?x4x5xf32>, %k: tensor<i64>) -> tensor<?x4x5xf32> {
+  %0 = tessel.trilu %x k %k {upper = true} : (tensor<?x4x5xf32>, tensor<i64>) -> tensor<?x4x5xf32>
+  return %0 : tensor<?x4x5xf32>
+}
+
+// CHECK-LABEL: func.func @tril
+// CHECK:         linalg.generic
+// CHECK:           %[[OFF:.+]] = arith.subi
+// CHECK:           %[[ZERO:.+]] = arith.constant 0 : index
+// CHECK:           arith.cmpi sle, %[[OFF]], %[[ZERO]] : index
+func.func @tril(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %0 = tessel.trilu %x {upper = false} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}

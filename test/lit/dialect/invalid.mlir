@@ -684,6 +684,38 @@ func.func @gather_elements_indices_exceed(%x: tensor<2x3xf32>, %i: tensor<2x4xi6
 
 // -----
 
+func.func @reduce_dynamic_axes_drop_dims(%x: tensor<2x3xf32>, %a: tensor<1xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tessel.reduce_sum' op with dynamic_axes must keep the reduced dims}}
+  %0 = tessel.reduce_sum %x axes %a {acc_type = f32, axes = array<i64>, keepdims = false} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @reduce_dynamic_and_static_axes(%x: tensor<2x3xf32>, %a: tensor<1xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tessel.reduce_max' op has both axes and dynamic_axes}}
+  %0 = tessel.reduce_max %x axes %a {acc_type = f32, axes = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @squeeze_rank(%x: tensor<2x1x3xf32>, %a: tensor<1xi64>) -> tensor<?x?x?xf32> {
+  // expected-error @+1 {{'tessel.squeeze' op result has rank 3, expected 2}}
+  %0 = tessel.squeeze %x axes %a : (tensor<2x1x3xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}
+
+// -----
+
+func.func @unsqueeze_dynamic_count(%x: tensor<2x3xf32>, %a: tensor<?xi64>) -> tensor<?x?x?xf32> {
+  // expected-error @+1 {{'tessel.unsqueeze' op axes must have a static length of at least 1}}
+  %0 = tessel.unsqueeze %x axes %a : (tensor<2x3xf32>, tensor<?xi64>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}
+
+// -----
+
 func.func @compare_not_bool(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{'tessel.less' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3xf32>'}}
   %0 = tessel.less %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
