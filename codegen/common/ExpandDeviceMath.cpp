@@ -5,9 +5,9 @@
 // kernels become LLVM: erf into MLIR's f32 polynomial approximation
 // (arith and fma only), powf into exp(y * log|x|) with C's sign and special
 // cases, |x| into a bit mask and ceil into -floor(-x). exp and log then map to the vendor's exp2/log2 instructions
-// (tessel-gpu-math-to-intrinsics). Only f32 has these expansions (the
-// graph lowering computes f16 and bf16 in f32); an f64 erf, pow, exp,
-// log or tanh is an error at the ONNX node.
+// (tessel-gpu-math-to-intrinsics); f64 exp and log have expansions of
+// their own (ExpandDeviceMathF64.cpp). The graph lowering computes f16 and
+// bf16 in f32; an f64 erf, pow or tanh is an error at the ONNX node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,6 +209,7 @@ struct ExpandMathPass : tessel::impl::ExpandMathPassBase<ExpandMathPass> {
 void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
   patterns.add<ExpandPowF, ExpandAbsF, ExpandCeil, ExpandCopySign>(
       patterns.getContext());
+  populateDeviceMathF64Patterns(patterns);
   // tan as sin / cos, the hyperbolic functions and their inverses with exp,
   // log and sqrt, round-half-even with floor; then sin, cos and the inverse
   // trigonometric functions as MLIR's f32 polynomials.
@@ -228,7 +229,8 @@ void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
 LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
   WalkResult result = root->walk([](Operation *op) {
     // erf and pow are left only where they had no expansion; exp, log and
-    // tanh map to f32 instructions only (f64 would need a device library).
+    // tanh map to f32 instructions only (f64 exp and log are expanded,
+    // other widths would need a device library).
     bool unexpanded =
         isa<math::ErfOp, math::PowFOp, math::SinOp, math::CosOp, math::TanOp,
             math::AsinOp, math::AcosOp, math::AtanOp, math::SinhOp,

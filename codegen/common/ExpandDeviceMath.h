@@ -12,9 +12,13 @@
 
 namespace tessel {
 
-/// Adds the f32 expansions of math.erf and math.powf into ops the GPU
-/// targets have instructions for.
+/// Adds the expansions of the math ops without a GPU instruction (erf,
+/// powf, the trigonometric and hyperbolic functions, f64 exp and log, ...)
+/// into ops the GPU targets have instructions for.
 void populateDeviceMathExpansionPatterns(mlir::RewritePatternSet &patterns);
+
+/// The f64 exp and log of ExpandDeviceMathF64.cpp (part of the above).
+void populateDeviceMathF64Patterns(mlir::RewritePatternSet &patterns);
 
 /// Fails, with an error at the op (its ONNX node), when a math op that
 /// needs a device library is left under `root`.

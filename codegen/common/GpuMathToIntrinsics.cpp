@@ -20,15 +20,21 @@ using namespace mlir;
 
 namespace {
 
-/// The vendor's f32 intrinsics.
+/// The vendor's f32 intrinsics, and the f64 ones that exist (sqrt and
+/// floor: f64 exp and log are expanded before, see ExpandDeviceMathF64.cpp).
 struct VendorMath {
   const char *exp2, *log2, *sqrt, *floor;
+  const char *sqrtF64, *floorF64;
 };
-constexpr VendorMath kNvidia = {"llvm.nvvm.ex2.approx.ftz.f",
-                                "llvm.nvvm.lg2.approx.f", "llvm.nvvm.sqrt.rn.f",
-                                "llvm.nvvm.floor.f"};
+constexpr VendorMath kNvidia = {
+    "llvm.nvvm.ex2.approx.ftz.f", "llvm.nvvm.lg2.approx.f",
+    "llvm.nvvm.sqrt.rn.f",        "llvm.nvvm.floor.f",
+    "llvm.nvvm.sqrt.rn.d",        "llvm.nvvm.floor.d"};
+// AMDGPU selects llvm.sqrt.f64 (a correctly rounded expansion around
+// v_sqrt_f64) and llvm.floor.f64 (v_floor_f64) itself.
 constexpr VendorMath kAmd = {"llvm.amdgcn.exp2", "llvm.amdgcn.log",
-                             "llvm.amdgcn.sqrt", "llvm.floor"};
+                             "llvm.amdgcn.sqrt", "llvm.floor",
+                             "llvm.sqrt",        "llvm.floor"};
 
 Value callIntrinsic(PatternRewriter &rewriter, Location loc, const char *name,
                     Value x) {
@@ -38,19 +44,20 @@ Value callIntrinsic(PatternRewriter &rewriter, Location loc, const char *name,
       .getResult(0);
 }
 
-/// Rewrites a unary f32 intrinsic `Op` with `fn`.
-template <typename Op> struct UnaryF32 : OpRewritePattern<Op> {
-  UnaryF32(MLIRContext *ctx,
-           std::function<Value(PatternRewriter &, Location, Value)> fn)
-      : OpRewritePattern<Op>(ctx), fn(std::move(fn)) {}
+/// Rewrites a unary intrinsic `Op` on scalars of one float type with `fn`.
+template <typename Op> struct Unary : OpRewritePattern<Op> {
+  Unary(MLIRContext *ctx, Type type,
+        std::function<Value(PatternRewriter &, Location, Value)> fn)
+      : OpRewritePattern<Op>(ctx), type(type), fn(std::move(fn)) {}
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
     Value x = op->getOperand(0);
-    if (!x.getType().isF32())
-      return rewriter.notifyMatchFailure(op, "only f32 has a vendor mapping");
+    if (x.getType() != type)
+      return rewriter.notifyMatchFailure(op, "no vendor mapping for the type");
     rewriter.replaceOp(op, fn(rewriter, op.getLoc(), x));
     return success();
   }
+  Type type;
   std::function<Value(PatternRewriter &, Location, Value)> fn;
 };
 
@@ -70,20 +77,23 @@ struct GpuMathToIntrinsicsPass
         return callIntrinsic(r, l, name, x);
       };
     };
-    patterns.add<UnaryF32<LLVM::Exp2Op>>(ctx, direct(v.exp2));
-    patterns.add<UnaryF32<LLVM::SqrtOp>>(ctx, direct(v.sqrt));
-    patterns.add<UnaryF32<LLVM::FFloorOp>>(ctx, direct(v.floor));
+    Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
+    patterns.add<Unary<LLVM::Exp2Op>>(ctx, f32, direct(v.exp2));
+    patterns.add<Unary<LLVM::SqrtOp>>(ctx, f32, direct(v.sqrt));
+    patterns.add<Unary<LLVM::FFloorOp>>(ctx, f32, direct(v.floor));
+    patterns.add<Unary<LLVM::SqrtOp>>(ctx, f64, direct(v.sqrtF64));
+    patterns.add<Unary<LLVM::FFloorOp>>(ctx, f64, direct(v.floorF64));
     // exp(x) = exp2(x * log2(e))
-    patterns.add<UnaryF32<LLVM::ExpOp>>(ctx, [exp2 = v.exp2](PatternRewriter &r,
+    patterns.add<Unary<LLVM::ExpOp>>(ctx, f32, [exp2 = v.exp2](PatternRewriter &r,
                                                              Location l,
                                                              Value x) {
       Value log2e = LLVM::ConstantOp::create(
           r, l, x.getType(), r.getF32FloatAttr(1.4426950408889634f)); // log2(e)
       return callIntrinsic(r, l, exp2, LLVM::FMulOp::create(r, l, x, log2e));
     });
-    patterns.add<UnaryF32<LLVM::Log2Op>>(ctx, direct(v.log2));
+    patterns.add<Unary<LLVM::Log2Op>>(ctx, f32, direct(v.log2));
     // log(x) = log2(x) * ln(2)
-    patterns.add<UnaryF32<LLVM::LogOp>>(ctx, [log2 = v.log2](PatternRewriter &r,
+    patterns.add<Unary<LLVM::LogOp>>(ctx, f32, [log2 = v.log2](PatternRewriter &r,
                                                              Location l,
                                                              Value x) {
       Value ln2 = LLVM::ConstantOp::create(

@@ -238,8 +238,11 @@ def GpuMathToIntrinsicsPass : Pass<"tessel-gpu-math-to-intrinsics"> {
     vendor device library (libdevice, ocml), which Tessel does not link.
     This pass maps the f32 LLVM intrinsics to the vendor's instructions
     instead: exp via exp2 (ex2.approx / v_exp_f32), log via log2
-    (lg2.approx / v_log_f32), sqrt (sqrt.rn / v_sqrt_f32) and floor. Run it after convert-math-to-llvm, before
-    convert-gpu-to-nvvm / convert-gpu-to-rocdl.
+    (lg2.approx / v_log_f32), sqrt (sqrt.rn / v_sqrt_f32) and floor; of
+    f64, sqrt and floor (sqrt.rn.f64 and cvt.rmi.f64 / LLVM's own AMDGPU
+    selection); f64 exp and log are expanded earlier
+    (populateDeviceMathF64Patterns). Run it after convert-math-to-llvm,
+    before convert-gpu-to-nvvm / convert-gpu-to-rocdl.
   }];
   let options = [
     Option<"vendor", "vendor", "std::string", "\"nvidia\"",

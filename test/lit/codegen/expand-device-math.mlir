@@ -1,7 +1,9 @@
 // GPU kernels link no device library: --tessel-map-stages-to-gpu expands
 // math.erf into MLIR's f32 polynomial (fma, no call) and math.powf into
 // exp(y * log|x|) with C's signs and special cases (ExpandDeviceMath.cpp).
-// An f64 erf or powf has no expansion: an error at the ONNX node.
+// f64 exp and log are expanded into f64 arithmetic (ExpandDeviceMathF64.cpp;
+// the GPU node tests check their values). An f64 erf or powf has no
+// expansion: an error at the ONNX node.
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.func @erf_s0(
@@ -82,6 +84,47 @@ func.func @erf64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>) attributes {tess
     // expected-error @+1 {{'math.erf' on 'f64' has no GPU expansion (GPU kernels link no device library; only f32 is expanded)}}
     %e = math.erf %v : f64
     memref.store %e, %arg1[%i] : memref<4xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// f64 exp: k = floor(x log2(e) + 1/2) on x clamped to [-746, 710], r = x - k
+// ln 2 in two fma (Cody-Waite), a degree-13 polynomial (14 coefficients in
+// Horner: 13 fma), 2^k as two powers of two from exponent bits; then 0, +inf and
+// NaN. f64 log: the exponent and mantissa from the bits, 2 atanh(s) as an
+// odd series (11 coefficients, 10 fma), e ln 2 in two fma; then -inf, +inf and NaN.
+// CHECK-LABEL: gpu.func @exp64_s0(
+// CHECK:         %[[X:.+]] = memref.load %{{.+}} : memref<4xf64>
+// CHECK:         %[[KF:.+]] = math.floor %{{.+}} : f64
+// CHECK-COUNT-2: math.fma %[[KF]]
+// CHECK-COUNT-13: math.fma
+// CHECK:         %[[K:.+]] = arith.fptosi %[[KF]] : f64 to i64
+// CHECK:         arith.shli %{{.+}}, %c52_i64 : i64
+// CHECK:         arith.shli %{{.+}}, %c52_i64 : i64
+// CHECK:         %[[UNO:.+]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK:         %[[E:.+]] = arith.select %[[UNO]], %[[X]], %{{.+}} : f64
+// CHECK:         %[[BITS:.+]] = arith.bitcast %{{.+}} : f64 to i64
+// CHECK:         arith.shrui %[[BITS]], %c52_i64 : i64
+// CHECK:         %[[S:.+]] = arith.divf
+// CHECK:         %[[S2:.+]] = arith.mulf %[[S]], %[[S]] : f64
+// CHECK-COUNT-10: math.fma %{{.+}}, %[[S2]]
+// CHECK:         arith.cmpf ult, %[[E]]
+// CHECK:         memref.store
+// CHECK-NOT:     math.exp
+// CHECK-NOT:     math.log
+// CHECK:         gpu.return
+func.func @exp64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>) attributes {tessel.kernel_of = "exp64"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %arg0[%i] : memref<4xf64>
+    %e = math.exp %v : f64
+    %l = math.log %e : f64
+    memref.store %l, %arg1[%i] : memref<4xf64>
     scf.reduce
   }
   return

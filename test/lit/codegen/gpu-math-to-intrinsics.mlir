@@ -1,7 +1,7 @@
 // --tessel-gpu-math-to-intrinsics maps the f32 LLVM math intrinsics to the
 // vendor's own (no device library is linked): exp2, sqrt and floor directly,
-// exp as exp2(x * log2(e)). Other types are left alone; an unknown vendor is
-// an error.
+// exp as exp2(x * log2(e)); of f64, sqrt and floor. Other types are left
+// alone; an unknown vendor is an error.
 // RUN: tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics=vendor=nvidia | FileCheck %s --check-prefixes=CHECK,NV
 // RUN: tessel-opt %s --split-input-file --tessel-gpu-math-to-intrinsics=vendor=amd | FileCheck %s --check-prefixes=CHECK,AMD
 // The default vendor is nvidia.
@@ -35,15 +35,17 @@ llvm.func @f32_math(%x: f32) -> f32 {
 
 // -----
 
-// f64 (and vector) math has no mapping: left as the LLVM intrinsics.
+// f64 sqrt and floor map to the vendor's f64 instructions; f64 exp and exp2
+// (expanded before this pass runs) and vectors have no mapping and stay.
 // CHECK-LABEL: llvm.func @f64_math(
 // CHECK-SAME:    %[[Y:[^:]+]]: f64)
 // CHECK-NEXT:    %[[A:.+]] = llvm.intr.exp(%[[Y]]) : (f64) -> f64
 // CHECK-NEXT:    %[[B:.+]] = llvm.intr.exp2(%[[A]]) : (f64) -> f64
-// CHECK-NEXT:    %[[C:.+]] = llvm.intr.sqrt(%[[B]]) : (f64) -> f64
-// CHECK-NEXT:    %[[D:.+]] = llvm.intr.floor(%[[C]]) : (f64) -> f64
+// NV-NEXT:       %[[C:.+]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.d"(%[[B]]) : (f64) -> f64
+// NV-NEXT:       %[[D:.+]] = llvm.call_intrinsic "llvm.nvvm.floor.d"(%[[C]]) : (f64) -> f64
+// AMD-NEXT:      %[[C:.+]] = llvm.call_intrinsic "llvm.sqrt"(%[[B]]) : (f64) -> f64
+// AMD-NEXT:      %[[D:.+]] = llvm.call_intrinsic "llvm.floor"(%[[C]]) : (f64) -> f64
 // CHECK-NEXT:    llvm.return %[[D]] : f64
-// CHECK-NOT:     llvm.call_intrinsic
 // CHECK-NOT:     llvm.fmul
 llvm.func @f64_math(%y: f64) -> f64 {
   %0 = llvm.intr.exp(%y) : (f64) -> f64
@@ -51,6 +53,13 @@ llvm.func @f64_math(%y: f64) -> f64 {
   %2 = llvm.intr.sqrt(%1) : (f64) -> f64
   %3 = llvm.intr.floor(%2) : (f64) -> f64
   llvm.return %3 : f64
+}
+
+// CHECK-LABEL: llvm.func @vector_math(
+// CHECK-NEXT:    llvm.intr.sqrt(%{{.+}}) : (vector<2xf32>) -> vector<2xf32>
+llvm.func @vector_math(%v: vector<2xf32>) -> vector<2xf32> {
+  %0 = llvm.intr.sqrt(%v) : (vector<2xf32>) -> vector<2xf32>
+  llvm.return %0 : vector<2xf32>
 }
 
 // -----
