@@ -60,6 +60,9 @@ Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
 
 /// Clones the body of `loop` at `b`'s insertion point for its iteration of
 /// linear index `id` (innermost dim fastest, as in the row-major loop nest).
+/// The id and the trip counts are never negative, so the delinearization
+/// divides unsigned: one rem.u32/div.u32 each, where the signed forms need
+/// sign fix-ups (SPIR-V's OpSRem expansion: abs, umod, negate, select).
 void cloneIteration(OpBuilder &b, scf::ParallelOp loop,
                     ArrayRef<Value> extents, Value id) {
   Location loc = loop.getLoc();
@@ -67,9 +70,9 @@ void cloneIteration(OpBuilder &b, scf::ParallelOp loop,
   Value rest = id;
   for (int64_t d = extents.size() - 1; d >= 0; --d) {
     Value index =
-        d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, extents[d]);
+        d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[d]);
     if (d > 0)
-      rest = arith::DivSIOp::create(b, loc, rest, extents[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
     Value iv = arith::AddIOp::create(
         b, loc, loop.getLowerBound()[d],
         arith::MulIOp::create(b, loc, index, loop.getStep()[d]));

@@ -2,7 +2,7 @@
 // same name and signature in gpu.module @tessel_kernels, with a fixed block
 // size of 256. The top-level scf.parallel becomes one work item per thread:
 // id = block_id.x * 256 + thread_id.x, delinearized innermost-first with
-// remsi/divsi, guarded by id < the loop's trip count. A stage without a
+// remui/divui (unsigned: both are never negative), guarded by id < the loop's trip count. A stage without a
 // parallel loop runs on thread 0. A stage that is a workgroup forall runs
 // one tile per block instead (see the last case). math.tanh is expanded
 // (exp stays).
@@ -43,8 +43,8 @@
 // CHECK:         %[[N:.+]] = arith.muli %[[DIM]], %[[C4]] : index
 // CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[N]] : index
 // CHECK:         scf.if %[[IN_RANGE]] {
-// CHECK:           %[[J:.+]] = arith.remsi %[[ID]], %[[C4]] : index
-// CHECK:           %[[I:.+]] = arith.divsi %[[ID]], %[[C4]] : index
+// CHECK:           %[[J:.+]] = arith.remui %[[ID]], %[[C4]] : index
+// CHECK:           %[[I:.+]] = arith.divui %[[ID]], %[[C4]] : index
 // CHECK:           %[[V:.+]] = memref.load %[[IN]][%[[I]], %[[J]]]
 // CHECK:           math.exp
 // CHECK:           memref.store %{{.+}}, %[[OUT]][%[[I]], %[[J]]]
@@ -109,10 +109,10 @@ func.func @k_s1(%arg0: memref<4xf32>, %arg1: memref<f32>) attributes {tessel.ker
 // CHECK:         %[[N:.+]] = arith.muli %[[N2]], %[[C3]] : index
 // CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[N]] : index
 // CHECK:         scf.if %[[IN_RANGE]] {
-// CHECK-NEXT:      %[[K:.+]] = arith.remsi %[[ID]], %[[C3]] : index
-// CHECK-NEXT:      %[[R:.+]] = arith.divsi %[[ID]], %[[C3]] : index
-// CHECK-NEXT:      %[[J:.+]] = arith.remsi %[[R]], %[[DIM]] : index
-// CHECK-NEXT:      %[[I:.+]] = arith.divsi %[[R]], %[[DIM]] : index
+// CHECK-NEXT:      %[[K:.+]] = arith.remui %[[ID]], %[[C3]] : index
+// CHECK-NEXT:      %[[R:.+]] = arith.divui %[[ID]], %[[C3]] : index
+// CHECK-NEXT:      %[[J:.+]] = arith.remui %[[R]], %[[DIM]] : index
+// CHECK-NEXT:      %[[I:.+]] = arith.divui %[[R]], %[[DIM]] : index
 // CHECK-NEXT:      memref.store %{{.+}}, %[[A]][%[[I]], %[[J]], %[[K]]]
 // CHECK-NEXT:    }
 func.func @k3_s0(%arg0: memref<2x?x3xf32>) {
@@ -131,15 +131,15 @@ func.func @k3_s0(%arg0: memref<2x?x3xf32>) {
 
 // -----
 
-// 1-D: the id is the index itself (no remsi/divsi).
+// 1-D: the id is the index itself (no remui/divui).
 // CHECK-LABEL: gpu.func @one_s0(
 // CHECK-SAME:    %[[A:[^:]+]]: memref<1000xf32>) kernel
 // CHECK-DAG:     %[[C1000:.+]] = arith.constant 1000 : index
 // CHECK:         %[[ID:.+]] = arith.addi %{{.+}}, %{{.+}} : index
 // CHECK:         %[[IN_RANGE:.+]] = arith.cmpi slt, %[[ID]], %[[C1000]] : index
 // CHECK:         scf.if %[[IN_RANGE]] {
-// CHECK-NOT:       arith.remsi
-// CHECK-NOT:       arith.divsi
+// CHECK-NOT:       arith.remui
+// CHECK-NOT:       arith.divui
 // CHECK-NEXT:      memref.store %{{.+}}, %[[A]][%[[ID]]]
 // CHECK-NEXT:    }
 func.func @one_s0(%arg0: memref<1000xf32>) {
