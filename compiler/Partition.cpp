@@ -246,6 +246,13 @@ std::optional<SmallVector<Value>> Partitioner::hostElements(Value v) {
 }
 
 std::optional<SmallVector<Value>> Partitioner::inputElements(Value v) {
+  // A Reshape (Squeeze, Unsqueeze, Flatten) keeps the elements in order:
+  // the input's own are read (a [1] limit of Range taken as a scalar).
+  while (auto reshape = v.getDefiningOp<ReshapeOp>()) {
+    if (reshape.getShape())
+      break;
+    v = reshape.getInput();
+  }
   Value input = values.lookupOrNull(v);
   auto arg = dyn_cast_or_null<BlockArgument>(input);
   if (!arg || arg.getOwner() != &plan.getBody().front() ||

@@ -450,15 +450,26 @@ LogicalResult importSplit(NodeContext &n) {
 
 /// Range-11: scalars start, limit, delta. The extent is static when all
 /// three are constants; otherwise it is computed at run time (int64 only).
+/// A one-element 1-D input is taken as its scalar, as ONNX Runtime does
+/// (ONNX's own AffineGrid body passes one).
 LogicalResult importRange(NodeContext &n) {
-  Value start = n.input(0), limit = n.input(1), delta = n.input(2);
-  if (!start || !limit || !delta)
-    return failure();
+  Value bounds[3] = {n.input(0), n.input(1), n.input(2)};
+  for (Value v : bounds)
+    if (!v)
+      return failure();
+  Type element = n.inputType(0).getElementType();
+  for (int i = 0; i < 3; ++i) {
+    RankedTensorType t = n.inputType(i);
+    bool oneElement = t.getRank() == 1 && t.getDimSize(0) == 1;
+    if ((t.getRank() != 0 && !oneElement) || t.getElementType() != element)
+      return n.error("start, limit and delta must be scalars (or "
+                     "one-element 1-D tensors) of one type");
+    if (oneElement)
+      bounds[i] = ReshapeOp::create(
+          n.b, n.loc, RankedTensorType::get({}, element), bounds[i]);
+  }
+  auto [start, limit, delta] = bounds;
   auto st = cast<RankedTensorType>(start.getType());
-  for (int i = 0; i < 3; ++i)
-    if (n.inputType(i).getRank() != 0 ||
-        n.inputType(i).getElementType() != st.getElementType())
-      return n.error("start, limit and delta must be scalars of one type");
   int64_t count = ShapedType::kDynamic;
   DenseElementsAttr a, b, c;
   if (matchPattern(start, m_Constant(&a)) &&
