@@ -20,6 +20,11 @@ bool onnx_import::schemaFunctionBody(
     const onnx::NodeProto &node, const std::string &domain, int64_t opset,
     const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
     std::string &error) {
+  // Ops newer than libonnx first: its registry has no body for them (at
+  // most an older schema without one, as PRelu-16).
+  if (newerFunctionBody(node, domain, opset, inputTypes, body, error) ||
+      !error.empty())
+    return error.empty();
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), static_cast<int>(opset), domain);
   if (!schema || schema->Deprecated())

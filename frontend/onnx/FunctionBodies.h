@@ -45,6 +45,17 @@ bool schemaFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                         const std::vector<onnx::TypeProto> &inputTypes,
                         FunctionBody &body, std::string &error);
 
+/// The body of an op ONNX defines as a function in an opset newer than
+/// libonnx knows (Attention, RMSNormalization, RotaryEmbedding, Gelu, ...),
+/// written in NewerFunctionBodies.cpp from the ONNX specification and built
+/// for `node` at `opset`. Returns false when none is written for it;
+/// `error` then says why when the node itself is refused (an attribute out
+/// of range, a missing required attribute).
+bool newerFunctionBody(const onnx::NodeProto &node, const std::string &domain,
+                       int64_t opset,
+                       const std::vector<onnx::TypeProto> &inputTypes,
+                       FunctionBody &body, std::string &error);
+
 /// The nodes of `body` called as `call`: formal inputs and outputs become
 /// the call's (an omitted optional input stays omitted), every other value
 /// gets a fresh name from `freshName(name)`, attribute references

@@ -1,0 +1,685 @@
+//===- NewerFunctionBodies.cpp - Bodies of ONNX functions newer than libonnx ===//
+//
+// ONNX defines many recent ops as functions (Attention, RMSNormalization,
+// RotaryEmbedding, Gelu, Swish, ...), but the libonnx this builds against
+// (Debian's 1.12) knows opsets up to 17 only, so its schema registry has no
+// body for them. Their bodies are written here, each from the op's ONNX
+// specification (its formula and reference implementation at ONNX 1.22,
+// the version of the node tests), in ONNX's text syntax, and built for the
+// node like libonnx's context-dependent functions: attribute values and
+// which optional inputs and outputs are present decide the body. The
+// importer expands them exactly like libonnx's bodies (FunctionBodies.h).
+//
+// Every body imports the default domain at opset 21, whose ops it uses
+// with their opset-21 meaning (Shape with start/end, ReduceMean and
+// Squeeze/Unsqueeze with axes inputs, Split with num_outputs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/FunctionBodies.h"
+
+#include <onnx/defs/function.h>
+#include <onnx/defs/tensor_proto_util.h>
+
+#include <cmath>
+#include <exception>
+#include <limits>
+
+using namespace tessel;
+using namespace tessel::onnx_import;
+
+namespace {
+
+constexpr int kBodyOpset = 21;
+
+/// The node's attributes, with defaults.
+struct Attributes {
+  const onnx::NodeProto &node;
+
+  const onnx::AttributeProto *find(const char *name) const {
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  bool has(const char *name) const { return find(name) != nullptr; }
+  int64_t i(const char *name, int64_t fallback) const {
+    const onnx::AttributeProto *a = find(name);
+    return a ? a->i() : fallback;
+  }
+  float f(const char *name, float fallback) const {
+    const onnx::AttributeProto *a = find(name);
+    return a ? a->f() : fallback;
+  }
+  std::string s(const char *name, const std::string &fallback) const {
+    const onnx::AttributeProto *a = find(name);
+    return a ? a->s() : fallback;
+  }
+};
+
+/// What a builder knows of the node: attributes, inputs and outputs
+/// present, the input types the importer inferred.
+struct Call {
+  const onnx::NodeProto &node;
+  const std::vector<onnx::TypeProto> &inputTypes;
+  int64_t opset;
+  Attributes attr{node};
+
+  bool hasInput(int i) const {
+    return i < node.input_size() && !node.input(i).empty();
+  }
+  bool hasOutput(int i) const {
+    return i < node.output_size() && !node.output(i).empty();
+  }
+  int64_t elementType(int i) const {
+    return i < int(inputTypes.size())
+               ? inputTypes[i].tensor_type().elem_type()
+               : int64_t(onnx::TensorProto::UNDEFINED);
+  }
+  /// The rank of input `i`, or -1 when unknown.
+  int64_t rank(int i) const {
+    if (i >= int(inputTypes.size()) ||
+        !inputTypes[i].tensor_type().has_shape())
+      return -1;
+    return inputTypes[i].tensor_type().shape().dim_size();
+  }
+  /// The static extent of dim `d` of input `i`, or -1.
+  int64_t extent(int i, int d) const {
+    if (rank(i) <= d)
+      return -1;
+    const auto &dim = inputTypes[i].tensor_type().shape().dim(d);
+    return dim.has_dim_value() ? dim.dim_value() : -1;
+  }
+};
+
+/// Builds the body into `fn` (its nodes; the formal parameters and opset
+/// are set by the caller); false with `error` set refuses the node.
+using Builder = bool (*)(const Call &, onnx::FunctionBuilder &,
+                         std::string &error);
+
+bool isFloat(int64_t type) {
+  return type == onnx::TensorProto::FLOAT ||
+         type == onnx::TensorProto::FLOAT16 ||
+         type == onnx::TensorProto::BFLOAT16 ||
+         type == onnx::TensorProto::DOUBLE;
+}
+
+/// The stash_type / softmax_precision of `name`: a float type, else an
+/// error.
+bool floatAttribute(const Call &c, const char *name, int64_t fallback,
+                    int64_t &type, std::string &error) {
+  type = c.attr.i(name, fallback);
+  if (isFloat(type))
+    return true;
+  error = std::string(name) + " must be a float type (float, float16, "
+                              "bfloat16 or double), not ONNX type " +
+          std::to_string(type);
+  return false;
+}
+
+// ---- Element-wise activations ---------------------------------------------
+
+// Gelu-20: x/2 (1 + erf(x / sqrt 2)), or with approximate = "tanh"
+// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+bool buildGelu(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  std::string approximate = c.attr.s("approximate", "none");
+  b.Add(R"(
+    HalfF = Constant <value = float {0.5}> ()
+    Half = CastLike (HalfF, X)
+    OneF = Constant <value = float {1.0}> ()
+    One = CastLike (OneF, X)
+    HalfX = Mul (Half, X)
+  )");
+  if (approximate == "tanh") {
+    b.Add(R"(
+      KF = Constant <value = float {0.7978845608028654}> ()
+      K = CastLike (KF, X)
+      CF = Constant <value = float {0.044715}> ()
+      C = CastLike (CF, X)
+      X2 = Mul (X, X)
+      X3 = Mul (X2, X)
+      CX3 = Mul (C, X3)
+      Inner = Add (X, CX3)
+      Arg = Mul (K, Inner)
+      T = Tanh (Arg)
+      Phi2 = Add (One, T)
+      Y = Mul (HalfX, Phi2)
+    )");
+  } else if (approximate == "none") {
+    b.Add(R"(
+      InvSqrt2F = Constant <value = float {0.7071067811865476}> ()
+      InvSqrt2 = CastLike (InvSqrt2F, X)
+      Scaled = Mul (X, InvSqrt2)
+      E = Erf (Scaled)
+      Phi2 = Add (One, E)
+      Y = Mul (HalfX, Phi2)
+    )");
+  } else {
+    error = "approximate must be \"none\" or \"tanh\", not \"" + approximate +
+            "\"";
+    return false;
+  }
+  return true;
+}
+
+// Swish-24: x sigmoid(alpha x).
+bool buildSwish(const Call &c, onnx::FunctionBuilder &b, std::string &) {
+  b.Const("AlphaF", c.attr.f("alpha", 1.0f)).Add(R"(
+    Alpha = CastLike (AlphaF, X)
+    AlphaX = Mul (Alpha, X)
+    S = Sigmoid (AlphaX)
+    Y = Mul (X, S)
+  )");
+  return true;
+}
+
+// Mish-18: x tanh(softplus(x)).
+bool buildMish(const Call &, onnx::FunctionBuilder &b, std::string &) {
+  b.Add(R"(
+    SP = Softplus (X)
+    T = Tanh (SP)
+    Y = Mul (X, T)
+  )");
+  return true;
+}
+
+// PRelu: x where x >= 0, else slope x (slope broadcast to x).
+bool buildPRelu(const Call &, onnx::FunctionBuilder &b, std::string &) {
+  b.Add(R"(
+    ZeroF = Constant <value = float {0.0}> ()
+    Zero = CastLike (ZeroF, X)
+    Negative = Less (X, Zero)
+    Sloped = Mul (slope, X)
+    Y = Where (Negative, Sloped, X)
+  )");
+  return true;
+}
+
+// ---- Normalizations -------------------------------------------------------
+
+// RMSNormalization-23: x / sqrt(mean(x^2 over [axis, rank)) + epsilon) in
+// stash_type, cast back to x's type, times scale.
+bool buildRMSNormalization(const Call &c, onnx::FunctionBuilder &b,
+                           std::string &error) {
+  int64_t stash;
+  if (!floatAttribute(c, "stash_type", onnx::TensorProto::FLOAT, stash, error))
+    return false;
+  int64_t rank = c.rank(0);
+  if (rank < 0) {
+    error = "the rank of X must be known";
+    return false;
+  }
+  int64_t axis = c.attr.i("axis", -1);
+  if (axis < -rank || axis >= rank) {
+    error = "axis " + std::to_string(axis) + " is out of range for rank " +
+            std::to_string(rank);
+    return false;
+  }
+  if (axis < 0)
+    axis += rank;
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d)
+    axes.push_back(d);
+  b.Const("EpsilonF", c.attr.f("epsilon", 1e-5f))
+      .Add("Epsilon = Cast (EpsilonF)", "to", stash)
+      .Add("XU = Cast (X)", "to", stash)
+      .Const("Axes", axes)
+      .Add(R"(
+        Squares = Mul (XU, XU)
+        MeanSquare = ReduceMean <keepdims = 1> (Squares, Axes)
+        Shifted = Add (MeanSquare, Epsilon)
+        RMS = Sqrt (Shifted)
+        Normalized = Div (XU, RMS)
+      )")
+      .Add("NormalizedT = Cast (Normalized)", "to", c.elementType(0))
+      .Add("Y = Mul (NormalizedT, scale)");
+  return true;
+}
+
+// GroupNormalization-21: per instance and group of C / num_groups channels,
+// (x - mean) / sqrt(var + epsilon) in stash_type, cast back, then the
+// per-channel scale and bias.
+bool buildGroupNormalization(const Call &c, onnx::FunctionBuilder &b,
+                             std::string &error) {
+  int64_t stash;
+  if (!floatAttribute(c, "stash_type", onnx::TensorProto::FLOAT, stash, error))
+    return false;
+  if (!c.attr.has("num_groups")) {
+    error = "the num_groups attribute is required";
+    return false;
+  }
+  int64_t groups = c.attr.i("num_groups", 0);
+  int64_t channels = c.extent(0, 1);
+  if (groups <= 0 || (channels > 0 && channels % groups != 0)) {
+    error = "num_groups " + std::to_string(groups) +
+            " must be positive and divide the channels";
+    return false;
+  }
+  b.Const("EpsilonF", c.attr.f("epsilon", 1e-5f))
+      .Add("Epsilon = Cast (EpsilonF)", "to", stash)
+      .Add("XU = Cast (X)", "to", stash)
+      .Const("GroupShape", std::vector<int64_t>{0, groups, -1})
+      .Add(R"(
+        XShape = Shape (X)
+        Grouped = Reshape (XU, GroupShape)
+        Axes = Constant <value = int64[1] {2}> ()
+        Mean = ReduceMean <keepdims = 1> (Grouped, Axes)
+        Deviation = Sub (Grouped, Mean)
+        Squares = Mul (Deviation, Deviation)
+        Variance = ReduceMean <keepdims = 1> (Squares, Axes)
+        Shifted = Add (Variance, Epsilon)
+        StdDev = Sqrt (Shifted)
+        NormalizedGroups = Div (Deviation, StdDev)
+        Normalized = Reshape (NormalizedGroups, XShape)
+      )")
+      .Add("NormalizedT = Cast (Normalized)", "to", c.elementType(0));
+  // scale and bias are (C): along dim 1 of X.
+  std::vector<int64_t> perChannel(std::max<int64_t>(c.rank(0), 2) - 1, 1);
+  perChannel[0] = -1;
+  b.Const("ChannelShape", perChannel).Add(R"(
+    ScaleC = Reshape (scale, ChannelShape)
+    BiasC = Reshape (bias, ChannelShape)
+    Scaled = Mul (NormalizedT, ScaleC)
+    Y = Add (Scaled, BiasC)
+  )");
+  return true;
+}
+
+// ---- Attention ------------------------------------------------------------
+
+// RotaryEmbedding-23 on X (B, H, S, D) or (B, S, H*D) with num_heads: the
+// first rotary_embedding_dim (default D) channels of each head are rotated
+// by the angles of cos_cache/sin_cache (at position_ids when given), as
+// halves or interleaved pairs; the rest pass through.
+bool buildRotaryEmbedding(const Call &c, onnx::FunctionBuilder &b,
+                          std::string &error) {
+  int64_t rank = c.rank(0);
+  int64_t heads = c.attr.i("num_heads", 0);
+  if (rank != 3 && rank != 4) {
+    error = "X must have rank 3 or 4";
+    return false;
+  }
+  if (rank == 3 && heads <= 0) {
+    error = "a 3-D X needs the num_heads attribute";
+    return false;
+  }
+  // To (B, S, H, D).
+  if (rank == 4)
+    b.Add("XIn = Transpose <perm = [0, 2, 1, 3]> (X)");
+  else
+    b.Const("HeadsShape", std::vector<int64_t>{0, 0, heads, -1})
+        .Add("XIn = Reshape (X, HeadsShape)");
+  int64_t rotary = c.attr.i("rotary_embedding_dim", 0);
+  b.Add("HeadSize = Shape <start = 3, end = 4> (XIn)");
+  if (rotary > 0) {
+    b.Const("RotaryDim", std::vector<int64_t>{rotary}).Add(R"(
+      Rest = Sub (HeadSize, RotaryDim)
+      SplitSizes = Concat <axis = 0> (RotaryDim, Rest)
+      XRotate, XKeep = Split <axis = -1> (XIn, SplitSizes)
+    )");
+  } else {
+    b.Add("XRotate = Identity (XIn)");
+  }
+  // The caches at the positions: (B, S, R/2), then (B, S, 1, R/2).
+  if (c.hasInput(3))
+    b.Add(R"(
+      CosAt = Gather <axis = 0> (cos_cache, position_ids)
+      SinAt = Gather <axis = 0> (sin_cache, position_ids)
+    )");
+  else
+    b.Add(R"(
+      CosAt = Identity (cos_cache)
+      SinAt = Identity (sin_cache)
+    )");
+  b.Add(R"(
+    Two = Constant <value = int64[1] {2}> ()
+    Cos = Unsqueeze (CosAt, Two)
+    Sin = Unsqueeze (SinAt, Two)
+  )");
+  bool interleaved = c.attr.i("interleaved", 0) != 0;
+  if (interleaved)
+    // Pairs (x[2i], x[2i+1]): (B, S, H, R/2, 2), split on the last dim.
+    b.Add(R"(
+      PairShape = Constant <value = int64[5] {0, 0, 0, -1, 2}> ()
+      Pairs = Reshape (XRotate, PairShape)
+      X1P, X2P = Split <axis = -1, num_outputs = 2> (Pairs)
+      Last = Constant <value = int64[1] {-1}> ()
+      X1 = Squeeze (X1P, Last)
+      X2 = Squeeze (X2P, Last)
+    )");
+  else
+    b.Add("X1, X2 = Split <axis = -1, num_outputs = 2> (XRotate)");
+  b.Add(R"(
+    CosX1 = Mul (Cos, X1)
+    SinX2 = Mul (Sin, X2)
+    Real = Sub (CosX1, SinX2)
+    SinX1 = Mul (Sin, X1)
+    CosX2 = Mul (Cos, X2)
+    Imaginary = Add (SinX1, CosX2)
+  )");
+  if (interleaved)
+    b.Add(R"(
+      RealP = Unsqueeze (Real, Last)
+      ImaginaryP = Unsqueeze (Imaginary, Last)
+      RotatedPairs = Concat <axis = -1> (RealP, ImaginaryP)
+      RotatedShape = Shape (XRotate)
+      Rotated = Reshape (RotatedPairs, RotatedShape)
+    )");
+  else
+    b.Add("Rotated = Concat <axis = -1> (Real, Imaginary)");
+  if (rotary > 0)
+    b.Add("XOut = Concat <axis = -1> (Rotated, XKeep)");
+  else
+    b.Add("XOut = Identity (Rotated)");
+  if (rank == 4)
+    b.Add("Y = Transpose <perm = [0, 2, 1, 3]> (XOut)");
+  else
+    b.Add(R"(
+      XShape = Shape (X)
+      Y = Reshape (XOut, XShape)
+    )");
+  return true;
+}
+
+// Attention-23/24: softmax(Q K^T * scale [softcapped] + bias) V over Q
+// (B, Hq, S, D) and K/V (B, Hkv, T, D/Dv), or 3-D (B, S, H*D) with
+// q_num_heads and kv_num_heads. past_key/past_value are prepended along T
+// (present_key/present_value); each KV head serves Hq / Hkv query heads.
+// The bias adds: the mask (bool: -inf where false; from 24, padded with
+// -inf to the total length), -inf above the diagonal shifted by the past
+// length (is_causal), -inf past nonpad_kv_seqlen[b] (24). softcap c
+// replaces the scores s by c tanh(s / c) before the bias; softmax runs in
+// softmax_precision. qk_matmul_output is the scores (mode 0), softcapped
+// (1), biased (2) or after the softmax (3).
+bool buildAttention(const Call &c, onnx::FunctionBuilder &b,
+                    std::string &error) {
+  int64_t t1 = c.elementType(0);
+  int64_t precision;
+  if (!floatAttribute(c, "softmax_precision", t1, precision, error))
+    return false;
+  int64_t rank = c.rank(0);
+  if (rank != 3 && rank != 4) {
+    error = "Q must have rank 3 or 4";
+    return false;
+  }
+  int64_t qHeads = c.attr.i("q_num_heads", 0);
+  int64_t kvHeads = c.attr.i("kv_num_heads", 0);
+  if (rank == 3 && (qHeads <= 0 || kvHeads <= 0)) {
+    error = "3-D Q, K and V need the q_num_heads and kv_num_heads attributes";
+    return false;
+  }
+  int64_t mode = c.attr.i("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) {
+    error = "qk_matmul_output_mode must be 0, 1, 2 or 3";
+    return false;
+  }
+  bool causal = c.attr.i("is_causal", 0) != 0;
+  bool nonpad = c.opset >= 24 && c.hasInput(6);
+
+  b.Const("NegInf", std::vector<float>{-std::numeric_limits<float>::infinity()})
+      .Const("ZeroF", std::vector<float>{0.0f})
+      .Add(R"(
+        Zero1 = Constant <value = int64[1] {0}> ()
+        One1 = Constant <value = int64[1] {1}> ()
+      )");
+  // Heads as dim 1: (B, H, S, D).
+  if (rank == 3) {
+    b.Const("QHeadsShape", std::vector<int64_t>{0, 0, qHeads, -1})
+        .Const("KVHeadsShape", std::vector<int64_t>{0, 0, kvHeads, -1})
+        .Add(R"(
+          QSplit = Reshape (Q, QHeadsShape)
+          KSplit = Reshape (K, KVHeadsShape)
+          VSplit = Reshape (V, KVHeadsShape)
+          Q4 = Transpose <perm = [0, 2, 1, 3]> (QSplit)
+          K4 = Transpose <perm = [0, 2, 1, 3]> (KSplit)
+          V4 = Transpose <perm = [0, 2, 1, 3]> (VSplit)
+        )");
+  } else {
+    b.Add(R"(
+      Q4 = Identity (Q)
+      K4 = Identity (K)
+      V4 = Identity (V)
+    )");
+  }
+  // The cache.
+  if (c.hasInput(4))
+    b.Add(R"(
+      PresentK = Concat <axis = 2> (past_key, K4)
+      PastLength = Shape <start = -2, end = -1> (past_key)
+    )");
+  else
+    b.Add(R"(
+      PresentK = Identity (K4)
+      PastLength = Identity (Zero1)
+    )");
+  if (c.hasInput(5))
+    b.Add("PresentV = Concat <axis = 2> (past_value, V4)");
+  else
+    b.Add("PresentV = Identity (V4)");
+  if (c.hasOutput(1))
+    b.Add("present_key = Identity (PresentK)");
+  if (c.hasOutput(2))
+    b.Add("present_value = Identity (PresentV)");
+
+  // Scale: both sides by its square root (as ONNX's body does).
+  if (c.attr.has("scale"))
+    b.Const("RootScaleF", std::vector<float>{std::sqrt(c.attr.f("scale", 1))});
+  else
+    b.Add(R"(
+      HeadSizeI = Shape <start = 3, end = 4> (Q4)
+      HeadSizeF = Cast <to = 1> (HeadSizeI)
+      OneF = Constant <value = float[1] {1.0}> ()
+      RootHeadSize = Sqrt (HeadSizeF)
+      DefaultScale = Div (OneF, RootHeadSize)
+      RootScaleF = Sqrt (DefaultScale)
+    )");
+  b.Add("RootScale = Cast (RootScaleF)", "to", t1);
+
+  // Grouped-query attention: KV head h serves query heads
+  // [h G, (h + 1) G), G = Hq / Hkv.
+  b.Add(R"(
+    BatchSize = Shape <start = 0, end = 1> (Q4)
+    QHeads = Shape <start = 1, end = 2> (Q4)
+    KVHeads = Shape <start = 1, end = 2> (PresentK)
+    Group = Div (QHeads, KVHeads)
+    TotalLength = Shape <start = -2, end = -1> (PresentK)
+    KHeadSize = Shape <start = 3, end = 4> (PresentK)
+    VHeadSize = Shape <start = 3, end = 4> (PresentV)
+    Two1 = Constant <value = int64[1] {2}> ()
+    KOne = Unsqueeze (PresentK, Two1)
+    VOne = Unsqueeze (PresentV, Two1)
+    KGroupShape = Concat <axis = 0> (BatchSize, KVHeads, Group, TotalLength, KHeadSize)
+    VGroupShape = Concat <axis = 0> (BatchSize, KVHeads, Group, TotalLength, VHeadSize)
+    KGroups = Expand (KOne, KGroupShape)
+    VGroups = Expand (VOne, VGroupShape)
+    KShape = Concat <axis = 0> (BatchSize, QHeads, TotalLength, KHeadSize)
+    VShape = Concat <axis = 0> (BatchSize, QHeads, TotalLength, VHeadSize)
+    KAll = Reshape (KGroups, KShape)
+    VAll = Reshape (VGroups, VShape)
+  )");
+
+  // Scores, then softcap.
+  b.Add(R"(
+    KT = Transpose <perm = [0, 1, 3, 2]> (KAll)
+    QScaled = Mul (Q4, RootScale)
+    KScaled = Mul (KT, RootScale)
+    Scores = MatMul (QScaled, KScaled)
+  )");
+  float softcap = c.attr.f("softcap", 0);
+  if (softcap != 0)
+    b.Const("CapF", std::vector<float>{softcap})
+        .Add("Cap = Cast (CapF)", "to", t1)
+        .Add(R"(
+          ScoresOverCap = Div (Scores, Cap)
+          Squashed = Tanh (ScoresOverCap)
+          Capped = Mul (Squashed, Cap)
+        )");
+  else
+    b.Add("Capped = Identity (Scores)");
+
+  // The additive bias, as float (or the float mask's type).
+  std::vector<std::string> biases;
+  if (c.hasInput(3)) {
+    if (c.elementType(3) == onnx::TensorProto::BOOL)
+      b.Add("MaskBias = Where (attn_mask, ZeroF, NegInf)");
+    else
+      b.Add("MaskBias = Identity (attn_mask)");
+    // From opset 24 a mask shorter than the total length is padded with
+    // -inf at the end of its last dim.
+    int64_t maskLength = c.extent(3, std::max<int64_t>(c.rank(3), 1) - 1);
+    int64_t total = c.extent(1, rank == 4 ? 2 : 1);
+    if (c.hasInput(4))
+      total = total >= 0 && c.extent(4, 2) >= 0 ? total + c.extent(4, 2) : -1;
+    if (c.opset >= 24 && !(maskLength >= 0 && maskLength == total))
+      b.Add(R"(
+        MaskLength = Shape <start = -1> (MaskBias)
+        PadLength = Sub (TotalLength, MaskLength)
+        MaskLead = Shape <start = 0, end = -1> (MaskBias)
+        PadShape = Concat <axis = 0> (MaskLead, PadLength)
+        NegInfMask = CastLike (NegInf, MaskBias)
+        PadBlock = Expand (NegInfMask, PadShape)
+        MaskPadded = Concat <axis = -1> (MaskBias, PadBlock)
+      )");
+    else
+      b.Add("MaskPadded = Identity (MaskBias)");
+    biases.push_back("MaskPadded");
+  }
+  if (causal) {
+    // Query row i sits at position past + i: it sees columns j <= past + i.
+    b.Add(R"(
+      QLength = Shape <start = -2, end = -1> (Q4)
+      Zero0 = Constant <value = int64 {0}> ()
+      One0 = Constant <value = int64 {1}> ()
+      QLength0 = Squeeze (QLength, Zero1)
+      TotalLength0 = Squeeze (TotalLength, Zero1)
+      Rows = Range (Zero0, QLength0, One0)
+      Columns = Range (Zero0, TotalLength0, One0)
+      Rows2 = Unsqueeze (Rows, One1)
+      Columns2 = Unsqueeze (Columns, Zero1)
+      RowPositions = Add (Rows2, PastLength)
+      Future = Less (RowPositions, Columns2)
+      CausalBias = Where (Future, NegInf, ZeroF)
+    )");
+    biases.push_back("CausalBias");
+  }
+  if (nonpad) {
+    b.Add(R"(
+      KVLength = Shape <start = -2, end = -1> (K4)
+      Zero0P = Constant <value = int64 {0}> ()
+      One0P = Constant <value = int64 {1}> ()
+      KVLength0 = Squeeze (KVLength, Zero1)
+      KVPositions = Range (Zero0P, KVLength0, One0P)
+      Lengths = Unsqueeze (nonpad_kv_seqlen, One1)
+      Valid = Less (KVPositions, Lengths)
+      PaddingBias2 = Where (Valid, ZeroF, NegInf)
+      HeadAndRow = Constant <value = int64[2] {1, 2}> ()
+      PaddingBias = Unsqueeze (PaddingBias2, HeadAndRow)
+    )");
+    biases.push_back("PaddingBias");
+  }
+  if (biases.empty()) {
+    b.Add("Biased = Identity (Capped)");
+  } else {
+    std::string sum = biases[0];
+    for (size_t i = 1; i < biases.size(); ++i) {
+      std::string next = "BiasSum" + std::to_string(i);
+      std::string part = "BiasPart" + std::to_string(i);
+      b.Add((part + " = CastLike (" + biases[i] + ", " + sum + ")").c_str());
+      b.Add((next + " = Add (" + sum + ", " + part + ")").c_str());
+      sum = next;
+    }
+    b.Add(("Bias = Cast (" + sum + ")").c_str(), "to", t1);
+    b.Add("Biased = Add (Capped, Bias)");
+  }
+
+  // Softmax over the keys in softmax_precision, then the values.
+  b.Add("SoftmaxIn = Cast (Biased)", "to", precision)
+      .Add("Weights = Softmax <axis = -1> (SoftmaxIn)")
+      .Add("WeightsT = Cast (Weights)", "to", t1)
+      .Add("Y4 = MatMul (WeightsT, VAll)");
+  if (c.hasOutput(3)) {
+    const char *modes[] = {"Scores", "Capped", "Biased", "WeightsT"};
+    b.Add((std::string("qk_matmul_output = Identity (") + modes[mode] + ")")
+              .c_str());
+  }
+  if (rank == 3)
+    b.Add(R"(
+      YSplit = Transpose <perm = [0, 2, 1, 3]> (Y4)
+      YShape = Constant <value = int64[3] {0, 0, -1}> ()
+      Y = Reshape (YSplit, YShape)
+    )");
+  else
+    b.Add("Y = Identity (Y4)");
+  return true;
+}
+
+struct NewerOp {
+  const char *type;
+  int64_t since, last; // opsets of the default domain
+  std::vector<const char *> inputs, outputs;
+  Builder build;
+};
+
+const std::vector<NewerOp> &newerOps() {
+  static const std::vector<NewerOp> ops = {
+      {"Gelu", 20, 0, {"X"}, {"Y"}, buildGelu},
+      {"Swish", 24, 0, {"X"}, {"Y"}, buildSwish},
+      {"Mish", 18, 0, {"X"}, {"Y"}, buildMish},
+      {"PRelu", 7, 0, {"X", "slope"}, {"Y"}, buildPRelu},
+      {"RMSNormalization", 23, 0, {"X", "scale"}, {"Y"},
+       buildRMSNormalization},
+      {"GroupNormalization", 21, 0, {"X", "scale", "bias"}, {"Y"},
+       buildGroupNormalization},
+      {"RotaryEmbedding",
+       23,
+       0,
+       {"X", "cos_cache", "sin_cache", "position_ids"},
+       {"Y"},
+       buildRotaryEmbedding},
+      {"Attention",
+       23,
+       24,
+       {"Q", "K", "V", "attn_mask", "past_key", "past_value",
+        "nonpad_kv_seqlen"},
+       {"Y", "present_key", "present_value", "qk_matmul_output"},
+       buildAttention},
+  };
+  return ops;
+}
+
+} // namespace
+
+bool onnx_import::newerFunctionBody(
+    const onnx::NodeProto &node, const std::string &domain, int64_t opset,
+    const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
+    std::string &error) {
+  if (!domain.empty())
+    return false;
+  for (const NewerOp &op : newerOps()) {
+    if (node.op_type() != op.type || opset < op.since ||
+        (op.last && opset > op.last))
+      continue;
+    body = FunctionBody();
+    body.sinceVersion = opset;
+    onnx::FunctionProto &fn = body.function;
+    fn.set_name(op.type);
+    for (const char *in : op.inputs)
+      fn.add_input(in);
+    for (const char *out : op.outputs)
+      fn.add_output(out);
+    onnx::OperatorSetIdProto *import = fn.add_opset_import();
+    import->set_domain("");
+    import->set_version(kBodyOpset);
+    Call call{node, inputTypes, opset};
+    onnx::FunctionBuilder builder(fn);
+    try {
+      if (!op.build(call, builder, error))
+        return false;
+    } catch (const std::exception &e) {
+      error = std::string("building its function body failed: ") + e.what();
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
