@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Graph/ShapeBuilder.h"
 #include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,71 +17,11 @@
 
 using namespace mlir;
 using namespace tessel;
+using namespace tessel::contract;
 
 #include "dialects/Graph/ShapeContract.cpp.inc"
 
 namespace {
-
-using Dims = SmallVector<Value>;
-
-/// Index arithmetic at one location, folding constants as it goes.
-class ShapeBuilder {
-public:
-  ShapeBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
-
-  Value constant(int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  }
-  Value add(Value x, Value y) {
-    return b.createOrFold<arith::AddIOp>(loc, x, y);
-  }
-  Value sub(Value x, Value y) {
-    return b.createOrFold<arith::SubIOp>(loc, x, y);
-  }
-  Value mul(Value x, Value y) {
-    return b.createOrFold<arith::MulIOp>(loc, x, y);
-  }
-  Value floorDiv(Value x, Value y) {
-    return b.createOrFold<arith::FloorDivSIOp>(loc, x, y);
-  }
-  Value ceilDiv(Value x, Value y) {
-    return b.createOrFold<arith::CeilDivSIOp>(loc, x, y);
-  }
-  Value min(Value x, Value y) {
-    return b.createOrFold<arith::MinSIOp>(loc, x, y);
-  }
-  Value max(Value x, Value y) {
-    return b.createOrFold<arith::MaxSIOp>(loc, x, y);
-  }
-  /// c == 1 ? a : b, for c >= 0, as b + ((0 < c) - (1 < c)) * (a - b): no
-  /// select, so the shape program computes it with checked arithmetic.
-  Value ifOne(Value c, Value a, Value b) {
-    Value isOne = sub(lessThan(constant(0), c), lessThan(constant(1), c));
-    return add(b, mul(isOne, sub(a, b)));
-  }
-  /// 1 if x == y, else 0 (as an index).
-  Value equal(Value x, Value y) {
-    return sub(constant(1), add(lessThan(x, y), lessThan(y, x)));
-  }
-  /// 1 if x < y, else 0 (as an index).
-  Value lessThan(Value x, Value y) {
-    Value c =
-        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, y);
-    return b.createOrFold<arith::IndexCastUIOp>(loc, b.getIndexType(), c);
-  }
-  Value product(ArrayRef<Value> values) {
-    Value p = constant(1);
-    for (Value v : values)
-      p = mul(p, v);
-    return p;
-  }
-
-private:
-  OpBuilder &b;
-  Location loc;
-};
-
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 bool isStaticOne(RankedTensorType t, int64_t d) {
   return !t.isDynamicDim(d) && t.getDimSize(d) == 1;
@@ -91,37 +32,6 @@ std::string equalDims(unsigned a, int64_t da, unsigned b, int64_t db) {
   return "dim " + std::to_string(da) + " of input " + std::to_string(a) +
          " and dim " + std::to_string(db) + " of input " + std::to_string(b) +
          " must be equal";
-}
-
-/// Replaces the entries of `dims` that `type` has static by constants.
-void useStaticDims(ShapeBuilder &s, RankedTensorType type, Dims &dims) {
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (!type.isDynamicDim(d))
-      dims[d] = s.constant(type.getDimSize(d));
-}
-
-/// Appends `dims` as the extents of `result`, its static dims as constants.
-void addResult(ShapeBuilder &s, Value result, Dims dims,
-               SmallVectorImpl<Dims> &results) {
-  useStaticDims(s, typeOf(result), dims);
-  results.push_back(std::move(dims));
-}
-
-/// Like addResult, for extents computed from values: where the result type
-/// has a static dim the importer derived, the computed extent must give it.
-void addCheckedResult(ShapeBuilder &s, Value result, Dims dims,
-                      SmallVectorImpl<Dims> &results,
-                      SmallVectorImpl<ShapeAssumption> &assumptions) {
-  RankedTensorType type = typeOf(result);
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    APInt c;
-    if (!type.isDynamicDim(d) && !matchPattern(dims[d], m_ConstantInt(&c)))
-      assumptions.push_back({dims[d], s.constant(type.getDimSize(d)),
-                             "dim " + std::to_string(d) +
-                                 " of the result must be " +
-                                 std::to_string(type.getDimSize(d))});
-  }
-  addResult(s, result, std::move(dims), results);
 }
 
 /// numpy broadcasting of operands `which` into a result of type `result`:
@@ -247,6 +157,7 @@ LogicalResult ConstantOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &
   }
 SAME_AS_INPUT(IdentityOp)
 SAME_AS_INPUT(SoftmaxOp)
+SAME_AS_INPUT(TriluOp)
 #undef SAME_AS_INPUT
 
 LogicalResult tessel::broadcastShapeContract(
@@ -258,154 +169,6 @@ LogicalResult tessel::broadcastShapeContract(
   std::iota(all.begin(), all.end(), 0u);
   results.push_back(broadcast(s, op, all, operands,
                               typeOf(op->getResult(0)), assumptions));
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Reductions
-//===----------------------------------------------------------------------===//
-
-SmallVector<Value> tessel::reducedDimFlags(OpBuilder &b, Location loc,
-                                           ArrayRef<Value> axes,
-                                           int64_t rank) {
-  ShapeBuilder s(b, loc);
-  SmallVector<Value> flags;
-  for (int64_t d = 0; d < rank; ++d) {
-    Value flag = s.constant(0);
-    for (Value axis : axes)
-      flag = s.max(flag, s.add(s.equal(axis, s.constant(d)),
-                               s.equal(axis, s.constant(d - rank))));
-    flags.push_back(flag);
-  }
-  return flags;
-}
-
-SmallVector<Value> tessel::keptDimPositions(OpBuilder &b, Location loc,
-                                            ArrayRef<Value> flags) {
-  ShapeBuilder s(b, loc);
-  SmallVector<Value> positions;
-  Value kept = s.constant(0);
-  for (Value flag : flags) {
-    positions.push_back(kept);
-    kept = s.add(kept, s.sub(s.constant(1), flag));
-  }
-  return positions;
-}
-
-/// The flags of reducedDimFlags for the run-time `axes` (operand `index`)
-/// of `op` over `rank` dims, with the assumption that they name
-/// `axes.size()` distinct dims; failure when the caller does not know them.
-static FailureOr<SmallVector<Value>>
-runtimeAxisFlags(Operation *op, OpBuilder &b, const ShapeOperands &operands,
-                 unsigned index, int64_t rank,
-                 SmallVectorImpl<ShapeAssumption> &assumptions) {
-  std::optional<ArrayRef<Value>> axes = operands.values(index);
-  if (!axes)
-    return op->emitOpError("needs the values of its axes operand (a graph "
-                           "input, a constant or computed from shapes)");
-  ShapeBuilder s(b, op->getLoc());
-  SmallVector<Value> flags = reducedDimFlags(b, op->getLoc(), *axes, rank);
-  Value named = s.constant(0);
-  for (Value flag : flags)
-    named = s.add(named, flag);
-  int64_t count = axes->size();
-  assumptions.push_back(
-      {named, s.constant(count),
-       "the " + std::to_string(count) + " axes must be distinct and in [" +
-           std::to_string(-rank) + ", " + std::to_string(rank) + ")"});
-  return flags;
-}
-
-/// The input's dims without the reduced ones (extent 1 with keepdims).
-/// With run-time axes (always with keepdims), a dim's extent is
-/// n - f * (n - 1) for its flag f.
-template <typename ReduceOp>
-static LogicalResult reduceContract(ReduceOp op, OpBuilder &b,
-                                    const ShapeOperands &operands,
-                                    SmallVectorImpl<Dims> &results,
-                                    SmallVectorImpl<ShapeAssumption> &assumptions) {
-  ShapeBuilder s(b, op.getLoc());
-  Dims dims;
-  if (op.getDynamicAxes()) {
-    const Dims &in = operands[0];
-    FailureOr<SmallVector<Value>> flags =
-        runtimeAxisFlags(op, b, operands, 1, in.size(), assumptions);
-    if (failed(flags))
-      return failure();
-    for (auto [n, f] : llvm::zip(in, *flags))
-      dims.push_back(s.sub(n, s.mul(f, s.sub(n, s.constant(1)))));
-    addResult(s, op.getResult(), std::move(dims), results);
-    return success();
-  }
-  for (auto [d, extent] : llvm::enumerate(operands[0])) {
-    if (!llvm::is_contained(op.getAxes(), static_cast<int64_t>(d)))
-      dims.push_back(extent);
-    else if (op.getKeepdims())
-      dims.push_back(s.constant(1));
-  }
-  addResult(s, op.getResult(), std::move(dims), results);
-  return success();
-}
-
-#define REDUCE(Op)                                                             \
-  LogicalResult Op::reifyShapeContract(                                        \
-      OpBuilder &b, const ShapeOperands &operands,                             \
-      SmallVectorImpl<Dims> &results,                                          \
-      SmallVectorImpl<ShapeAssumption> &assumptions) {                         \
-    return reduceContract(*this, b, operands, results, assumptions);           \
-  }                                                                            \
-  bool Op::isShapeOperand(unsigned index) { return index == 1; }
-REDUCE(ReduceSumOp)
-REDUCE(ReduceProdOp)
-REDUCE(ReduceMeanOp)
-REDUCE(ReduceMaxOp)
-REDUCE(ReduceMinOp)
-#undef REDUCE
-
-/// ArgMax/ArgMin: the input's dims without the axis (1 with keepdims); the
-/// axis must have an element to point at.
-template <typename ArgOp>
-static LogicalResult argReduceContract(ArgOp op, OpBuilder &b,
-                                       const ShapeOperands &operands,
-                                       SmallVectorImpl<Dims> &results,
-                                       SmallVectorImpl<ShapeAssumption> &assumptions) {
-  ShapeBuilder s(b, op.getLoc());
-  int64_t axis = op.getAxis();
-  Value extent = operands[0][axis];
-  assumptions.push_back({s.max(extent, s.constant(1)), extent,
-                         "dim " + std::to_string(axis) +
-                             " of input 0 (the searched axis) must not be "
-                             "empty"});
-  Dims dims(operands[0]);
-  if (op.getKeepdims())
-    dims[axis] = s.constant(1);
-  else
-    dims.erase(dims.begin() + axis);
-  addResult(s, op.getResult(), std::move(dims), results);
-  return success();
-}
-
-LogicalResult
-ArgMaxOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
-                             SmallVectorImpl<Dims> &results,
-                             SmallVectorImpl<ShapeAssumption> &assumptions) {
-  return argReduceContract(*this, b, operands, results, assumptions);
-}
-
-LogicalResult
-ArgMinOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
-                             SmallVectorImpl<Dims> &results,
-                             SmallVectorImpl<ShapeAssumption> &assumptions) {
-  return argReduceContract(*this, b, operands, results, assumptions);
-}
-
-/// Trilu: the input's shape.
-LogicalResult TriluOp::reifyShapeContract(OpBuilder &b,
-                                          const ShapeOperands &operands,
-                                          SmallVectorImpl<Dims> &results,
-                                          SmallVectorImpl<ShapeAssumption> &) {
-  ShapeBuilder s(b, getLoc());
-  addResult(s, getResult(), Dims(operands[0]), results);
   return success();
 }
 
@@ -741,74 +504,6 @@ LogicalResult GatherElementsOp::reifyShapeContract(
   addResult(s, getResult(), Dims(indices), results);
   return success();
 }
-
-//===----------------------------------------------------------------------===//
-// Squeeze, Unsqueeze (run-time axes)
-//===----------------------------------------------------------------------===//
-
-LogicalResult
-SqueezeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
-                              SmallVectorImpl<Dims> &results,
-                              SmallVectorImpl<ShapeAssumption> &assumptions) {
-  ShapeBuilder s(b, getLoc());
-  const Dims &in = operands[0];
-  int64_t rank = in.size();
-  FailureOr<SmallVector<Value>> flags =
-      runtimeAxisFlags(*this, b, operands, 1, rank, assumptions);
-  if (failed(flags))
-    return failure();
-  // Every named dim has extent 1: as many named dims of extent 1 as axes.
-  Value ones = s.constant(0);
-  for (auto [n, f] : llvm::zip(in, *flags))
-    ones = s.add(ones, s.mul(f, s.equal(n, s.constant(1))));
-  int64_t count = rank - getType().getRank();
-  assumptions.push_back(
-      {ones, s.constant(count), "every squeezed dim must have extent 1"});
-  // Result dim j is the kept dim whose position among the kept is j.
-  SmallVector<Value> positions = keptDimPositions(b, getLoc(), *flags);
-  Dims dims;
-  for (int64_t j = 0; j < rank - count; ++j) {
-    Value extent = s.constant(0);
-    for (int64_t d = 0; d < rank; ++d)
-      extent = s.add(extent,
-                     s.mul(in[d], s.mul(s.sub(s.constant(1), (*flags)[d]),
-                                        s.equal(positions[d], s.constant(j)))));
-    dims.push_back(extent);
-  }
-  addResult(s, getResult(), std::move(dims), results);
-  return success();
-}
-
-bool SqueezeOp::isShapeOperand(unsigned index) { return index == 1; }
-
-LogicalResult
-UnsqueezeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
-                                SmallVectorImpl<Dims> &results,
-                                SmallVectorImpl<ShapeAssumption> &assumptions) {
-  ShapeBuilder s(b, getLoc());
-  const Dims &in = operands[0];
-  int64_t rank = getType().getRank();
-  FailureOr<SmallVector<Value>> flags =
-      runtimeAxisFlags(*this, b, operands, 1, rank, assumptions);
-  if (failed(flags))
-    return failure();
-  // Result dim j is 1 where an axis names it, else the input dim whose
-  // index is the number of unnamed dims before j.
-  SmallVector<Value> positions = keptDimPositions(b, getLoc(), *flags);
-  Dims dims;
-  for (int64_t j = 0; j < rank; ++j) {
-    Value extent = s.constant(0);
-    for (auto [d, n] : llvm::enumerate(in))
-      extent = s.add(extent, s.mul(n, s.equal(positions[j],
-                                              s.constant(int64_t(d)))));
-    Value f = (*flags)[j];
-    dims.push_back(s.add(f, s.mul(s.sub(s.constant(1), f), extent)));
-  }
-  addResult(s, getResult(), std::move(dims), results);
-  return success();
-}
-
-bool UnsqueezeOp::isShapeOperand(unsigned index) { return index == 1; }
 
 //===----------------------------------------------------------------------===//
 // Slice
