@@ -421,6 +421,8 @@ bool buildAttention(const Call &c, onnx::FunctionBuilder &b,
       .Add(R"(
         Zero1 = Constant <value = int64[1] {0}> ()
         One1 = Constant <value = int64[1] {1}> ()
+        Zero0 = Constant <value = int64 {0}> ()
+        One0 = Constant <value = int64 {1}> ()
       )");
   // Heads as dim 1: (B, H, S, D).
   if (rank == 3) {
@@ -548,8 +550,6 @@ bool buildAttention(const Call &c, onnx::FunctionBuilder &b,
     // Query row i sits at position past + i: it sees columns j <= past + i.
     b.Add(R"(
       QLength = Shape <start = -2, end = -1> (Q4)
-      Zero0 = Constant <value = int64 {0}> ()
-      One0 = Constant <value = int64 {1}> ()
       QLength0 = Squeeze (QLength, Zero1)
       TotalLength0 = Squeeze (TotalLength, Zero1)
       Rows = Range (Zero0, QLength0, One0)
@@ -565,10 +565,8 @@ bool buildAttention(const Call &c, onnx::FunctionBuilder &b,
   if (nonpad) {
     b.Add(R"(
       KVLength = Shape <start = -2, end = -1> (K4)
-      Zero0P = Constant <value = int64 {0}> ()
-      One0P = Constant <value = int64 {1}> ()
       KVLength0 = Squeeze (KVLength, Zero1)
-      KVPositions = Range (Zero0P, KVLength0, One0P)
+      KVPositions = Range (Zero0, KVLength0, One0)
       Lengths = Unsqueeze (nonpad_kv_seqlen, One1)
       Valid = Less (KVPositions, Lengths)
       PaddingBias2 = Where (Valid, ZeroF, NegInf)
