@@ -6,8 +6,10 @@
 // (arith and fma only), powf into exp(y * log|x|) with C's sign and special
 // cases, |x| into a bit mask and ceil into -floor(-x). exp and log then map to the vendor's exp2/log2 instructions
 // (tessel-gpu-math-to-intrinsics); f64 exp and log have expansions of
-// their own (ExpandDeviceMathF64.cpp). The graph lowering computes f16 and
-// bf16 in f32; an f64 erf, pow or tanh is an error at the ONNX node.
+// their own (ExpandDeviceMathF64.cpp), so the expansions built on them
+// (tanh, sinh, cosh and their inverses) serve f64 too. The graph lowering
+// computes f16 and bf16 in f32; an f64 erf, pow, sin, cos or tan is an
+// error at the ONNX node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -228,9 +230,10 @@ void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
 
 LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
   WalkResult result = root->walk([](Operation *op) {
-    // erf and pow are left only where they had no expansion; exp, log and
-    // tanh map to f32 instructions only (f64 exp and log are expanded,
-    // other widths would need a device library).
+    // erf, pow and the trigonometric functions are left only where they
+    // had no expansion (f64 for erf, pow, sin, cos, tan); exp and log map to
+    // f32 instructions, are expanded for f64, and would need a device
+    // library at other widths.
     bool unexpanded =
         isa<math::ErfOp, math::PowFOp, math::SinOp, math::CosOp, math::TanOp,
             math::AsinOp, math::AcosOp, math::AtanOp, math::SinhOp,
@@ -246,7 +249,7 @@ LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
     op->emitError() << (where.empty() ? "" : where + ": ") << "'"
                     << op->getName() << "' on " << op->getResult(0).getType()
                     << " has no GPU expansion (GPU kernels link no device "
-                       "library; only f32 is expanded)";
+                       "library, and this op has no expansion for this type)";
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());

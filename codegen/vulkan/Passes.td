@@ -37,4 +37,18 @@ def VulkanKernelAbiPass
                            "mlir::spirv::SPIRVDialect"];
 }
 
+def SpirvExactF64Pass : Pass<"tessel-spirv-exact-f64", "mlir::spirv::ModuleOp"> {
+  let summary = "Decorate f64 arithmetic NoContraction";
+  let description = [{
+    SPIR-V lets a driver contract and reassociate float arithmetic that is
+    not decorated NoContraction (GLSL.std.450 Fma has no precision
+    guarantee without it either). f64 is chosen for its precision, and the
+    f64 exp/log expansions (ExpandDeviceMathF64.cpp) rely on exact steps:
+    lavapipe factored their two-part ln 2 reduction, which cost up to 630
+    ulp in exp for large |x| (2 with the decoration). Every f64 (scalar or
+    vector) FAdd, FSub, FMul, FDiv, FNegate, FRem, FMod and GL Fma gets
+    NoContraction; f32 and narrower keep the driver's freedom.
+  }];
+}
+
 #endif // TESSEL_CODEGEN_VULKAN_PASSES

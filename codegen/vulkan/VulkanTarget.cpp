@@ -3,7 +3,8 @@
 // The kernels of the shared GPU mapping, given the Vulkan kernel ABI
 // (tessel-vulkan-kernel-abi: flat storage buffers and a shape buffer), are
 // converted by MLIR's GPU-to-SPIR-V conversion, one spirv.module per
-// kernel, serialized, and validated with SPIRV-Tools for Vulkan 1.1. The
+// kernel (f64 arithmetic decorated NoContraction: tessel-spirv-exact-f64),
+// serialized, and validated with SPIRV-Tools for Vulkan 1.1. The
 // binary is the modules in the TSPV container (format/SpirvModules.h).
 //
 //===----------------------------------------------------------------------===//
@@ -81,7 +82,7 @@ public:
                     " convert-math-to-spirv),"
                     " convert-gpu-to-spirv{use-64bit-index=false},"
                     " spirv.module(spirv-lower-abi-attrs, spirv-update-vce,"
-                    " canonicalize)");
+                    " canonicalize, tessel-spirv-exact-f64)");
   }
 
   bool emitBinary(ModuleOp lowered, std::vector<uint8_t> &out,

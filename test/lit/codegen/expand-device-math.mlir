@@ -2,8 +2,8 @@
 // math.erf into MLIR's f32 polynomial (fma, no call) and math.powf into
 // exp(y * log|x|) with C's signs and special cases (ExpandDeviceMath.cpp).
 // f64 exp and log are expanded into f64 arithmetic (ExpandDeviceMathF64.cpp;
-// the GPU node tests check their values). An f64 erf or powf has no
-// expansion: an error at the ONNX node.
+// the GPU node tests check their values), and with them f64 tanh. An f64
+// erf or powf has no expansion: an error at the ONNX node.
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.func @erf_s0(
@@ -81,7 +81,7 @@ func.func @erf64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>) attributes {tess
   %c4 = arith.constant 4 : index
   scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
     %v = memref.load %arg0[%i] : memref<4xf64>
-    // expected-error @+1 {{'math.erf' on 'f64' has no GPU expansion (GPU kernels link no device library; only f32 is expanded)}}
+    // expected-error @+1 {{'math.erf' on 'f64' has no GPU expansion (GPU kernels link no device library, and this op has no expansion for this type)}}
     %e = math.erf %v : f64
     memref.store %e, %arg1[%i] : memref<4xf64>
     scf.reduce
