@@ -341,7 +341,6 @@ struct MapStagesToGpuPass
 
     // Kernels call no device library: expand math into arithmetic.
     RewritePatternSet patterns(ctx);
-    math::populateExpansionPatterns(patterns, {"tanh"});
     tessel::populateDeviceMathExpansionPatterns(patterns);
     // (exp and log stay: each target maps them to its own instructions.)
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))) ||

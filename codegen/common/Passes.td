@@ -51,10 +51,12 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
 def ExpandMathPass : Pass<"tessel-expand-math"> {
   let summary = "f32 erf and exp as polynomials (arith and fma), not libm calls";
   let description = [{
-    math.erf and math.exp on f32 (scalars or vectors) become MLIR's f32
-    polynomial approximations (erf: the one the GPU targets use), so that a
-    CPU loop over them (GELU, softmax, sigmoid, tanh's expansion) runs on
-    vectors: LLVM turns a vector exp into one libm call per lane. exp keeps
+    math.tanh (f32 and f64) is expanded into exp and a polynomial
+    (ExpandTanh, shared with the GPU targets: the Maclaurin series near 0,
+    where the exp form cancels). math.erf and math.exp on f32 (scalars or
+    vectors) become MLIR's f32 polynomial approximations (erf: the one the
+    GPU targets use), so that a CPU loop over them (GELU, softmax, sigmoid,
+    tanh) runs on vectors: LLVM turns a vector exp into one libm call per lane. exp keeps
     its special cases, which the approximation alone gets wrong: NaN stays
     NaN, exp(x) is +inf above ln(FLT_MAX) and 0 below ln(FLT_MIN) (results
     that would be subnormal flush to zero). Other element types keep the

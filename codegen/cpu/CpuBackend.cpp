@@ -46,7 +46,7 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
-      " convert-scf-to-cf, math-expand-ops{ops=tanh}, tessel-expand-math,"
+      " convert-scf-to-cf, tessel-expand-math,"
       // Arithmetic on bf16 (a Relu's maximum, a compare) is done in f32, so
       // that LLVM does not promote it and round back through a runtime
       // library call (__truncsfbf2) the kernels cannot link; the

@@ -20,7 +20,8 @@
 // NONE-NOT: unrealized_conversion_cast
 
 // Sigmoid and tanh fuse into one stage, on vectors (a row of 4 floats is a
-// masked tile of 8 lanes); tanh is expanded into exp, and exp into a
+// masked tile of 8 lanes); tanh is expanded into exp and a polynomial
+// (tanh-accuracy.test), and exp into a
 // polynomial on the vectors (no libm call, no llvm.intr.exp, which LLVM
 // would split into a call per lane).
 // CHECK-LABEL: llvm.func @activations_s0

@@ -129,3 +129,40 @@ func.func @exp64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>) attributes {tess
   }
   return
 }
+
+// -----
+
+// tanh: a = |x| (a bit mask); below 0.4 a times the Maclaurin polynomial in
+// a^2 (7 coefficients for f32: 6 fma); above, 1 - 2 / (exp(2a) + 1); the
+// sign of x copied back with bit operations.
+// CHECK-LABEL: gpu.func @tanh32_s0(
+// CHECK-DAG:     %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     %[[CUT:.+]] = arith.constant 4.000000e-01 : f32
+// CHECK:         %[[X:.+]] = memref.load %{{.+}} : memref<4xf32>
+// CHECK:         %[[A:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK:         %[[A2:.+]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-COUNT-6: math.fma {{.+}}, %[[A2]], {{.+}} : f32
+// CHECK:         %[[SMALL:.+]] = arith.mulf %[[A]], %{{.+}} : f32
+// CHECK:         %[[TWOA:.+]] = arith.addf %[[A]], %[[A]] : f32
+// CHECK:         %[[E:.+]] = math.exp %[[TWOA]] : f32
+// CHECK:         %[[E1:.+]] = arith.addf %[[E]], %[[ONE]] : f32
+// CHECK:         %[[Q:.+]] = arith.divf %[[TWO]], %[[E1]] : f32
+// CHECK:         %[[LARGE:.+]] = arith.subf %[[ONE]], %[[Q]] : f32
+// CHECK:         %[[LT:.+]] = arith.cmpf olt, %[[A]], %[[CUT]] : f32
+// CHECK:         %[[T:.+]] = arith.select %[[LT]], %[[SMALL]], %[[LARGE]] : f32
+// CHECK:         arith.bitcast %[[X]] : f32 to i32
+// CHECK-NOT:     math.tanh
+// CHECK:         gpu.return
+func.func @tanh32_s0(%arg0: memref<4xf32>, %arg1: memref<4xf32>) attributes {tessel.kernel_of = "tanh32"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %arg0[%i] : memref<4xf32>
+    %t = math.tanh %v : f32
+    memref.store %t, %arg1[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}

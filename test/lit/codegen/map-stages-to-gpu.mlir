@@ -5,7 +5,7 @@
 // remui/divui (unsigned: both are never negative), guarded by id < the loop's trip count. A stage without a
 // parallel loop runs on thread 0. A stage that is a workgroup forall runs
 // one tile per block instead (see the last case). math.tanh is expanded
-// (exp stays).
+// (exp stays; expand-device-math.mlir has the expansion).
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-map-stages-to-gpu | FileCheck %s --check-prefix=NONE
 // The block size is the target's mapping's (`threads`, 256 by default):
