@@ -285,6 +285,69 @@ bool buildGroupNormalization(const Call &c, onnx::FunctionBuilder &b,
   return true;
 }
 
+// CausalConvWithState-27: a depthwise causal Conv1d over (B, C, L) that
+// carries its last k - 1 inputs: the input is prefixed with past_state (or
+// k - 1 zeros), convolved with group = C and no padding (plus bias), SiLU
+// applied in float when activation is "silu" or "swish", and
+// present_state is the last k - 1 positions of the prefixed input.
+bool buildCausalConvWithState(const Call &c, onnx::FunctionBuilder &b,
+                              std::string &error) {
+  std::string activation = c.attr.s("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish") {
+    error = "activation must be \"none\", \"silu\" or \"swish\", not \"" +
+            activation + "\"";
+    return false;
+  }
+  if (c.rank(0) != 3) {
+    error = "input must have rank 3 (batch, channels, length)";
+    return false;
+  }
+  // Conv's group is an attribute: the channel count must be static.
+  int64_t channels = c.extent(0, 1);
+  if (channels < 0)
+    channels = c.extent(1, 0);
+  if (channels <= 0) {
+    error = "the channel count (dim 1 of input or dim 0 of weight) must be "
+            "static";
+    return false;
+  }
+  b.Add(R"(
+    One1 = Constant <value = int64[1] {1}> ()
+    Kernel = Shape <start = 2, end = 3> (weight)
+    Carried = Sub (Kernel, One1)
+  )");
+  if (c.hasInput(3))
+    b.Add("Prefixed = Concat <axis = 2> (past_state, input)");
+  else
+    b.Add(R"(
+      BatchAndChannels = Shape <start = 0, end = 2> (input)
+      ZerosShape = Concat <axis = 0> (BatchAndChannels, Carried)
+      ZerosF = ConstantOfShape (ZerosShape)
+      Zeros = CastLike (ZerosF, input)
+      Prefixed = Concat <axis = 2> (Zeros, input)
+    )");
+  b.Add(c.hasInput(2) ? "Convolved = Conv (Prefixed, weight, bias)"
+                      : "Convolved = Conv (Prefixed, weight)",
+        "group", channels);
+  if (activation == "none")
+    b.Add("output = Identity (Convolved)");
+  else
+    b.Add(R"(
+      ConvolvedF = Cast <to = 1> (Convolved)
+      Gate = Sigmoid (ConvolvedF)
+      ActivatedF = Mul (ConvolvedF, Gate)
+      output = CastLike (ActivatedF, Convolved)
+    )");
+  // The last k - 1 positions (none when k is 1).
+  b.Add(R"(
+    Length = Shape <start = 2, end = 3> (Prefixed)
+    Start = Sub (Length, Carried)
+    Axis2 = Constant <value = int64[1] {2}> ()
+    present_state = Slice (Prefixed, Start, Length, Axis2)
+  )");
+  return true;
+}
+
 // ---- Attention ------------------------------------------------------------
 
 // RotaryEmbedding-23 on X (B, H, S, D) or (B, S, H*D) with num_heads: the
@@ -634,6 +697,12 @@ const std::vector<NewerOp> &newerOps() {
        {"X", "cos_cache", "sin_cache", "position_ids"},
        {"Y"},
        buildRotaryEmbedding},
+      {"CausalConvWithState",
+       27,
+       0,
+       {"input", "weight", "bias", "past_state"},
+       {"output", "present_state"},
+       buildCausalConvWithState},
       {"Attention",
        23,
        24,
