@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/TesselDialect.h"
+#include "dialects/Graph/NarrowFormats.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -536,8 +537,33 @@ Value tessel::castScalar(OpBuilder &b, Location l, Value x, Type to,
 }
 
 Value CastOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  return castScalar(b, loc, a[0], getType().getElementType(),
-                    getInputUnsigned(), getResultUnsigned());
+  Value x = a[0];
+  Type to = getType().getElementType();
+  int32_t from = getInputFormat().value_or(0);
+  int32_t format = getResultFormat().value_or(0);
+  bool fromUnsigned = getInputUnsigned();
+  if (isNarrowFloatFormat(from)) {
+    x = decodeNarrowFloat(b, loc, x, from);
+    fromUnsigned = false;
+  }
+  if (isNarrowFloatFormat(format)) {
+    // Integers go through f64: exact below 2^53, one rounding to the format.
+    if (!isa<FloatType>(x.getType()))
+      x = castScalar(b, loc, x, b.getF64Type(), fromUnsigned, false);
+    return encodeNarrowFloat(b, loc, x, format, getSaturate(),
+                             static_cast<E8M0Rounding>(getE8m0Rounding()));
+  }
+  if (isNarrowIntFormat(format)) {
+    if (isa<FloatType>(x.getType())) {
+      x = castScalar(b, loc, roundHalfToEven(b, loc, x), b.getI32Type(),
+                     false, false);
+      fromUnsigned = false;
+    }
+    // Truncating to i8 keeps the low bits, which the format keeps.
+    return wrapNarrowInt(b, loc, castScalar(b, loc, x, to, fromUnsigned, false),
+                         format);
+  }
+  return castScalar(b, loc, x, to, fromUnsigned, getResultUnsigned());
 }
 
 //===----------------------------------------------------------------------===//

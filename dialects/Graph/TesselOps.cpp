@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/TesselDialect.h"
+#include "dialects/Graph/NarrowFormats.h"
 #include "dialects/Graph/GraphOpUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -867,10 +868,20 @@ OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
 
 LogicalResult CastOp::verify() {
   RankedTensorType in = rankedType(getInput());
+  for (auto [format, type, what] :
+       {std::tuple(getInputFormat(), in.getElementType(), "input"),
+        std::tuple(getResultFormat(), getType().getElementType(), "result")})
+    if (format && (!isNarrowFormat(*format) || !type.isInteger(8)))
+      return emitOpError() << what << "_format " << *format
+                           << " is not a narrow format of an i8 element";
+  if (getE8m0Rounding() < 0 || getE8m0Rounding() > 2)
+    return emitOpError("e8m0_rounding must be 0 (up), 1 (down) or 2 (nearest)");
   return checkShape(*this, getType(), in.getShape(), "result");
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInputFormat() || getResultFormat())
+    return {}; // the kernel's: bit manipulation
   if (getInput().getType() == getType() &&
       getInputUnsigned() == getResultUnsigned())
     return getInput();

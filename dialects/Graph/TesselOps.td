@@ -449,10 +449,33 @@ def Tessel_CastOp : Tessel_ElementwiseOp<"cast"> {
     integers by truncation toward zero, saturating at the integer's range
     (NaN gives 0) so that no value is undefined; anything converts to bool
     as `!= 0`, and bool to numbers as 0 or 1.
+
+    A narrow format (float8, float4, int4/uint4, int2/uint2) is an i8
+    element whose ONNX data type `input_format` / `result_format` names
+    (NarrowFormats.h). A float format's bits are decoded exactly, and
+    encoded rounding to nearest even, by ONNX's rules: `saturate` (float8)
+    maps values beyond the largest finite one to it, else to NaN (E5M2:
+    infinity); `e8m0_rounding` (0 up, 1 down, 2 nearest) rounds to float8
+    E8M0. A float converts to a sub-byte integer rounding to nearest even
+    and keeping the low bits, sign-extended (int4, int2) or zero-extended.
   }];
   let arguments = (ins Tessel_NumericTensor:$input, UnitAttr:$input_unsigned,
-                   UnitAttr:$result_unsigned);
+                   UnitAttr:$result_unsigned,
+                   OptionalAttr<I32Attr>:$input_format,
+                   OptionalAttr<I32Attr>:$result_format,
+                   DefaultValuedAttr<BoolAttr, "true">:$saturate,
+                   DefaultValuedAttr<I32Attr, "0">:$e8m0_rounding);
   let results = (outs Tessel_NumericTensor:$result);
+  let builders = [
+    // A conversion between ordinary element types.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "bool":$inputUnsigned,
+                   "bool":$resultUnsigned), [{
+      build($_builder, $_state, result, input, inputUnsigned, resultUnsigned,
+            /*input_format=*/nullptr, /*result_format=*/nullptr,
+            /*saturate=*/true, /*e8m0_rounding=*/0);
+    }]>
+  ];
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -41,6 +41,19 @@ Type ImportContext::elementType(int32_t t) {
     return IntegerType::get(ctx, 64);
   case onnx::TensorProto::BOOL:
     return IntegerType::get(ctx, 1);
+  // The narrow formats live one element per byte (design.md section 6): the
+  // float8/float4 bit patterns, the sub-byte integers' values extended.
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
+  case kUInt4:
+  case kInt4:
+  case kFloat4E2M1:
+  case kFloat8E8M0:
+  case kUInt2:
+  case kInt2:
+    return IntegerType::get(ctx, 8);
   default:
     return {};
   }
@@ -243,7 +256,8 @@ int64_t onnx_import::productOfDims(ArrayRef<int64_t> dims) {
 
 bool onnx_import::isUnsigned(int32_t t) {
   return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
-         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;
+         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64 ||
+         t == kUInt4 || t == kUInt2;
 }
 
 FailureOr<SmallVector<int64_t>>

@@ -12,6 +12,7 @@
 #ifndef TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H
 #define TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H
 
+#include "dialects/Graph/NarrowFormats.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/OpRegistry.h"
 

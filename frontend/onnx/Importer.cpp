@@ -329,6 +329,28 @@ LogicalResult Importer::importSubgraph(NodeContext &n,
   return success();
 }
 
+/// The narrow formats (float8, float4, 4- and 2-bit integers) are i8 bytes
+/// in the graph, so only ops that move elements without reading them, and
+/// those that decode them by their format, may take them: any other handler
+/// would read the bytes as int8. The rest is unsupported, never misread.
+static LogicalResult checkNarrowInputs(NodeContext &n, StringRef domain) {
+  static const llvm::StringSet<> takesNarrow = {
+      "Cast",    "CastLike",  "QuantizeLinear", "DequantizeLinear",
+      "Identity", "Reshape",  "Flatten",        "Squeeze",
+      "Unsqueeze", "Transpose", "Concat",       "Split",
+      "Slice",   "Gather",    "Expand",         "Shape",
+      "Size",    "Where",     "If",             "Loop",
+      "Scan"};
+  if (domain.empty() && takesNarrow.contains(n.node.op_type()))
+    return success();
+  for (int i = 0; i < n.numInputs(); ++i)
+    if (n.hasInput(i) && isNarrowFormat(n.inputOnnxType(i)))
+      return n.unsupported("ONNX data type " + Twine(n.inputOnnxType(i)) +
+                           " (a float8, float4 or sub-byte integer) as input " +
+                           Twine(i) + " is not supported");
+  return success();
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node,
                                    const Scope &scope) {
   const Scope *enclosing = currentScope;
@@ -339,8 +361,11 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   bool imported = scope.opsets.count(domain) != 0;
   if (imported)
     if (const OpHandlerEntry *entry =
-            registry.lookup(domain, node.op_type(), n.opset))
+            registry.lookup(domain, node.op_type(), n.opset)) {
+      if (failed(checkNarrowInputs(n, domain)))
+        return failure();
       return entry->handler(n);
+    }
 
   // No handler: a function of the model, or of the op's ONNX schema.
   auto local = localFunctions.find({domain, node.op_type()});

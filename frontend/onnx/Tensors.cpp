@@ -7,6 +7,8 @@
 
 #include "frontend/onnx/ImportContext.h"
 
+#include "format/Artifact.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -74,6 +76,16 @@ LogicalResult ImportContext::loadExternalData(const onnx::TensorProto &tensor,
   return success();
 }
 
+/// The i8 elements of a 4- or 2-bit tensor from its packed bytes.
+static DenseElementsAttr unpackedAttr(RankedTensorType type,
+                                      format::DType dtype, const char *bytes,
+                                      int64_t count) {
+  std::vector<char> elements(count);
+  format::unpackElements(dtype, reinterpret_cast<const uint8_t *>(bytes),
+                         count, reinterpret_cast<uint8_t *>(elements.data()));
+  return DenseElementsAttr::getFromRawBuffer(type, elements);
+}
+
 FailureOr<DenseElementsAttr>
 ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   std::string what = "tensor '" + tensor.name() + "'";
@@ -86,7 +98,14 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return fail(loc, what + ": negative dim");
-  unsigned width = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
+  // 4- and 2-bit types are packed in the proto and one element per byte in
+  // the graph.
+  auto dtype = static_cast<format::DType>(tensor.data_type());
+  bool packed = isNarrowIntFormat(tensor.data_type()) ||
+                tensor.data_type() == kFloat4E2M1;
+  unsigned width = packed ? format::dtypePackedBits(dtype)
+                   : element.isInteger(1) ? 8
+                                          : element.getIntOrFloatBitWidth();
   // The element count and the byte size in checked arithmetic: a crafted
   // model whose dims multiply past 2^63 would otherwise wrap to a small
   // count that a short (or empty) data field matches.
@@ -112,6 +131,8 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
       SmallVector<bool> bools(bytes.begin(), bytes.end());
       return DenseElementsAttr::get(type, ArrayRef<bool>(bools));
     }
+    if (packed)
+      return unpackedAttr(type, dtype, bytes.data(), count);
     return DenseElementsAttr::getFromRawBuffer(
         type, ArrayRef<char>(bytes.data(), bytes.size()));
   }
@@ -149,7 +170,16 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
     return DenseElementsAttr::get(type, values);
   }
   default: {
-    // int32, int16, int8, uint16, uint8, bool, float16, bfloat16: int32_data.
+    if (packed) { // one int32 per byte of the packed storage
+      if (tensor.int32_data_size() != bytesNeeded)
+        return fail(loc, what + ": holds " + Twine(tensor.int32_data_size()) +
+                             " packed bytes, expected " + Twine(bytesNeeded));
+      std::string bytes(tensor.int32_data().begin(),
+                        tensor.int32_data().end());
+      return unpackedAttr(type, dtype, bytes.data(), count);
+    }
+    // int32, int16, int8, uint16, uint8, bool, float16, bfloat16, float8:
+    // int32_data, one element each.
     if (failed(check(tensor.int32_data_size())))
       return failure();
     SmallVector<APInt> bits;

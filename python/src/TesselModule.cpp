@@ -74,11 +74,23 @@ void check(tessel_status_t status) {
     raise(f);
 }
 
+/// Whether `dtype` is a narrow format numpy lacks; it is exchanged one
+/// element per byte: int4/int2 as int8 values, the others (uint4/uint2
+/// values, float8/float4 bit patterns) as uint8.
+bool isNarrow(tessel_dtype_t dtype) {
+  return dtype >= TESSEL_DTYPE_FLOAT8E4M3FN && dtype <= TESSEL_DTYPE_INT2;
+}
+bool isSignedNarrow(tessel_dtype_t dtype) {
+  return dtype == TESSEL_DTYPE_INT4 || dtype == TESSEL_DTYPE_INT2;
+}
+
 /// The numpy dtype of a tessel dtype; bfloat16, which numpy lacks, is
-/// exchanged as its uint16 bit patterns.
+/// exchanged as its uint16 bit patterns, the narrow formats as bytes.
 py::dtype numpyDtype(tessel_dtype_t dtype) {
   if (dtype == TESSEL_DTYPE_BFLOAT16)
     return py::dtype("uint16");
+  if (isNarrow(dtype))
+    return py::dtype(isSignedNarrow(dtype) ? "int8" : "uint8");
   // tessel_dtype_name is numpy's name of every dtype the runtime knows.
   if (tessel_dtype_size(dtype) == 0)
     raise("INVALID_ARTIFACT",
@@ -87,7 +99,8 @@ py::dtype numpyDtype(tessel_dtype_t dtype) {
 }
 
 /// The tessel dtype of a numpy dtype in native byte order; nullopt for
-/// others. A uint16 array stands for bfloat16 where `expected` is that.
+/// others. A uint16 array stands for bfloat16 where `expected` is that, an
+/// int8 or uint8 array for the narrow format `expected` is.
 std::optional<tessel_dtype_t> tesselDtype(const py::dtype &dt,
                                           tessel_dtype_t expected) {
   static const tessel_dtype_t all[] = {
@@ -99,6 +112,10 @@ std::optional<tessel_dtype_t> tesselDtype(const py::dtype &dt,
     if (dt.is(numpyDtype(t)) || dt.equal(numpyDtype(t))) {
       if (t == TESSEL_DTYPE_UINT16 && expected == TESSEL_DTYPE_BFLOAT16)
         return TESSEL_DTYPE_BFLOAT16;
+      if (isNarrow(expected) &&
+          t == (isSignedNarrow(expected) ? TESSEL_DTYPE_INT8
+                                         : TESSEL_DTYPE_UINT8))
+        return expected;
       return t;
     }
   return std::nullopt;

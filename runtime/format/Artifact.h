@@ -65,10 +65,35 @@ enum class DType : uint32_t {
   U32 = 12,
   U64 = 13,
   BF16 = 16,
+  // Narrow formats, one element per byte (design.md section 3): the float8
+  // and float4 types hold their bit pattern (float4 in the low 4 bits), the
+  // sub-byte integers their value (int4/int2 sign-extended into an int8,
+  // uint4/uint2 in a uint8). ONNX packs 4- and 2-bit types into bytes only
+  // in a TensorProto; the codec there packs and unpacks.
+  F8E4M3FN = 17,
+  F8E4M3FNUZ = 18,
+  F8E5M2 = 19,
+  F8E5M2FNUZ = 20,
+  U4 = 21,
+  I4 = 22,
+  F4E2M1 = 23,
+  F8E8M0 = 24,
+  U2 = 25,
+  I2 = 26,
 };
 
 /// Size in bytes of one element, or 0 for an unknown dtype.
 uint32_t dtypeSize(DType t);
+/// Bits per element in ONNX's packed TensorProto storage: 4 for int4, uint4
+/// and float4e2m1, 2 for int2 and uint2, 8 * dtypeSize otherwise.
+uint32_t dtypePackedBits(DType t);
+/// Bytes of `count` elements in ONNX's packed storage (ceil(count * bits / 8)).
+uint64_t packedByteSize(DType t, uint64_t count);
+/// Unpacks `count` elements of a 4- or 2-bit dtype from ONNX's packed
+/// storage (first element in the least significant bits) into one byte
+/// each, sign-extending int4/int2; other dtypes are copied.
+void unpackElements(DType t, const uint8_t *packed, uint64_t count,
+                    uint8_t *out);
 /// "float32", "int64", ... (numpy names), or "unknown".
 const char *dtypeName(DType t);
 

@@ -8,6 +8,8 @@
 
 #include "format/Artifact.h"
 
+#include <cstring>
+
 namespace tessel::format {
 
 uint32_t dtypeSize(DType t) {
@@ -15,6 +17,16 @@ uint32_t dtypeSize(DType t) {
   case DType::U8:
   case DType::I8:
   case DType::Bool:
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::U4:
+  case DType::I4:
+  case DType::F4E2M1:
+  case DType::F8E8M0:
+  case DType::U2:
+  case DType::I2:
     return 1;
   case DType::U16:
   case DType::I16:
@@ -61,8 +73,65 @@ const char *dtypeName(DType t) {
     return "uint64";
   case DType::BF16:
     return "bfloat16";
+  // ml_dtypes' names, which numpy users of these types know.
+  case DType::F8E4M3FN:
+    return "float8_e4m3fn";
+  case DType::F8E4M3FNUZ:
+    return "float8_e4m3fnuz";
+  case DType::F8E5M2:
+    return "float8_e5m2";
+  case DType::F8E5M2FNUZ:
+    return "float8_e5m2fnuz";
+  case DType::U4:
+    return "uint4";
+  case DType::I4:
+    return "int4";
+  case DType::F4E2M1:
+    return "float4_e2m1fn";
+  case DType::F8E8M0:
+    return "float8_e8m0fnu";
+  case DType::U2:
+    return "uint2";
+  case DType::I2:
+    return "int2";
   }
   return "unknown";
+}
+
+uint32_t dtypePackedBits(DType t) {
+  switch (t) {
+  case DType::U4:
+  case DType::I4:
+  case DType::F4E2M1:
+    return 4;
+  case DType::U2:
+  case DType::I2:
+    return 2;
+  default:
+    return 8 * dtypeSize(t);
+  }
+}
+
+uint64_t packedByteSize(DType t, uint64_t count) {
+  uint64_t bits = dtypePackedBits(t);
+  return bits >= 8 ? count * (bits / 8) : (count * bits + 7) / 8;
+}
+
+void unpackElements(DType t, const uint8_t *packed, uint64_t count,
+                    uint8_t *out) {
+  uint32_t bits = dtypePackedBits(t);
+  if (bits >= 8) {
+    std::memcpy(out, packed, count * (bits / 8));
+    return;
+  }
+  uint32_t perByte = 8 / bits, mask = (1u << bits) - 1;
+  bool isSigned = t == DType::I4 || t == DType::I2;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t v = (packed[i / perByte] >> (bits * (i % perByte))) & mask;
+    if (isSigned && (v >> (bits - 1)))
+      v |= ~mask; // sign-extend into the byte
+    out[i] = static_cast<uint8_t>(v);
+  }
 }
 
 std::string formatShape(const Shape &shape) {

@@ -6,7 +6,9 @@
 #include "io/TensorProto.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,6 +116,64 @@ float bfloat16ToFloat(uint16_t b) {
   float f;
   std::memcpy(&f, &bits, sizeof(f));
   return f;
+}
+
+bool isNarrowFloat(format::DType t) {
+  switch (t) {
+  case format::DType::F8E4M3FN:
+  case format::DType::F8E4M3FNUZ:
+  case format::DType::F8E5M2:
+  case format::DType::F8E5M2FNUZ:
+  case format::DType::F8E8M0:
+  case format::DType::F4E2M1:
+    return true;
+  default:
+    return false;
+  }
+}
+
+float narrowFloatToFloat(format::DType t, uint8_t bits) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (t == format::DType::F8E8M0) // 2^(bits - 127); no sign, no zero
+    return bits == 0xFF ? nan : std::ldexp(1.0f, int(bits) - 127);
+  int e, m, bias;
+  switch (t) {
+  case format::DType::F8E4M3FN:
+    e = 4, m = 3, bias = 7;
+    if ((bits & 0x7F) == 0x7F)
+      return nan;
+    break;
+  case format::DType::F8E4M3FNUZ:
+    e = 4, m = 3, bias = 8;
+    if (bits == 0x80)
+      return nan;
+    break;
+  case format::DType::F8E5M2:
+    e = 5, m = 2, bias = 15;
+    if ((bits & 0x7C) == 0x7C)
+      return (bits & 3) ? nan
+                        : ((bits & 0x80) ? -1.0f : 1.0f) *
+                              std::numeric_limits<float>::infinity();
+    break;
+  case format::DType::F8E5M2FNUZ:
+    e = 5, m = 2, bias = 16;
+    if (bits == 0x80)
+      return nan;
+    break;
+  case format::DType::F4E2M1:
+    e = 2, m = 1, bias = 1;
+    bits &= 0xF;
+    break;
+  default:
+    return nan;
+  }
+  int exponent = (bits >> m) & ((1 << e) - 1);
+  int mantissa = bits & ((1 << m) - 1);
+  float magnitude =
+      exponent == 0
+          ? std::ldexp(float(mantissa), 1 - bias - m)
+          : std::ldexp(float(mantissa + (1 << m)), exponent - bias - m);
+  return (bits >> (e + m)) & 1 ? -magnitude : magnitude;
 }
 
 } // namespace tessel::io

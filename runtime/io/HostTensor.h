@@ -49,6 +49,11 @@ bool readTensorFile(const std::string &path, HostTensor &out,
 /// IEEE half and bfloat16 bit patterns to float.
 float halfToFloat(uint16_t bits);
 float bfloat16ToFloat(uint16_t bits);
+/// Whether `t` is one of the 8- and 4-bit float formats (float8 E4M3FN,
+/// E4M3FNUZ, E5M2, E5M2FNUZ, E8M0 and float4 E2M1).
+bool isNarrowFloat(format::DType t);
+/// The value of a narrow float's bit pattern (exact in float).
+float narrowFloatToFloat(format::DType t, uint8_t bits);
 
 } // namespace tessel::io
 

@@ -67,7 +67,26 @@ bool readTypedData(const onnx::TensorProto &p, uint64_t count, HostTensor &t,
   case DType::BF16: // bit patterns
     return copyTyped<uint16_t>(p.int32_data(), count, d, "int32_data", error);
   case DType::U8:
+  case DType::F8E4M3FN: // bit patterns
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F8E8M0:
     return copyTyped<uint8_t>(p.int32_data(), count, d, "int32_data", error);
+  case DType::U4: // packed: one int32 per byte of the packed storage
+  case DType::I4:
+  case DType::F4E2M1:
+  case DType::U2:
+  case DType::I2: {
+    std::vector<uint8_t> packed;
+    if (!copyTyped<uint8_t>(p.int32_data(),
+                            format::packedByteSize(t.dtype, count), packed,
+                            "int32_data", error))
+      return false;
+    d.resize(count);
+    format::unpackElements(t.dtype, packed.data(), count, d.data());
+    return true;
+  }
   case DType::Bool:
     return copyTyped<uint8_t>(p.int32_data(), count, d, "int32_data", error,
                               [](int32_t v) { return uint8_t(v != 0); });
@@ -126,12 +145,17 @@ bool parseTensorProto(const uint8_t *data, size_t size, HostTensor &out,
     return false;
   }
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != count * itemSize) {
+    // 4- and 2-bit types are packed there (several elements per byte).
+    uint64_t bytes = format::packedByteSize(t.dtype, count);
+    if (p.raw_data().size() != bytes) {
       error = what + ": raw_data has " + std::to_string(p.raw_data().size()) +
-              " bytes, expected " + std::to_string(count * itemSize);
+              " bytes, expected " + std::to_string(bytes);
       return false;
     }
-    t.data.assign(p.raw_data().begin(), p.raw_data().end());
+    t.data.resize(count * itemSize);
+    format::unpackElements(
+        t.dtype, reinterpret_cast<const uint8_t *>(p.raw_data().data()), count,
+        t.data.data());
   } else if (!readTypedData(p, count, t, error)) {
     error = what + ": " + error;
     return false;

@@ -204,8 +204,83 @@ def _num_key(path):
     return int(m.group(1)) if m else 0
 
 
+# ONNX's narrow formats, which onnx 1.12's numpy_helper cannot read:
+# data type -> (name, bits per element in the proto, kind). tessel-run
+# writes them as float32 (float8/float4 values, exactly), int8 (int4/int2)
+# or uint8 (uint4/uint2), so the references are decoded to the same.
+NARROW = {
+    17: ("float8e4m3fn", 8, "float"), 18: ("float8e4m3fnuz", 8, "float"),
+    19: ("float8e5m2", 8, "float"), 20: ("float8e5m2fnuz", 8, "float"),
+    21: ("uint4", 4, "uint"), 22: ("int4", 4, "int"),
+    23: ("float4e2m1", 4, "float"), 24: ("float8e8m0", 8, "float"),
+    25: ("uint2", 2, "uint"), 26: ("int2", 2, "int"),
+}
+
+
+def _narrow_float(data_type, code):
+    """The value of one float8/float4 bit pattern, from ONNX's format notes."""
+    if data_type == 24:  # E8M0: 2^(code - 127), 0xFF NaN
+        return float("nan") if code == 0xFF else 2.0 ** (code - 127)
+    e, m, bias = {17: (4, 3, 7), 18: (4, 3, 8), 19: (5, 2, 15), 20: (5, 2, 16),
+                  23: (2, 1, 1)}[data_type]
+    sign = -1.0 if code >> (e + m) & 1 else 1.0
+    mag = code & ((1 << (e + m)) - 1)
+    exp, man = mag >> m, mag & ((1 << m) - 1)
+    if data_type in (18, 20) and code == 0x80:
+        return float("nan")
+    if data_type == 17 and mag == 0x7F:
+        return float("nan")
+    if data_type == 19 and exp == 31:
+        return sign * float("inf") if man == 0 else float("nan")
+    if exp == 0:
+        return sign * man * 2.0 ** (1 - bias - m)
+    return sign * (1 + man / 2.0 ** m) * 2.0 ** (exp - bias)
+
+
+def load_expected(path):
+    """A reference output as numpy; narrow formats decoded (see NARROW)."""
+    t = onnx.load_tensor(path)
+    if t.data_type not in NARROW:
+        return numpy_helper.to_array(t)
+    _, bits, kind = NARROW[t.data_type]
+    count = int(np.prod(t.dims, dtype=np.int64))
+    if t.HasField("raw_data"):
+        packed = np.frombuffer(t.raw_data, dtype=np.uint8)
+    else:
+        packed = np.array(t.int32_data, dtype=np.int64).astype(np.uint8)
+    per_byte = 8 // bits
+    idx = np.arange(count)
+    codes = (packed[idx // per_byte].astype(np.int64) >> (bits * (idx % per_byte))) & ((1 << bits) - 1)
+    if kind == "float":
+        values = np.array([_narrow_float(t.data_type, int(c)) for c in codes], dtype=np.float32)
+        return NarrowFloat(values.reshape(tuple(t.dims)))
+    if kind == "int":
+        codes = np.where(codes >= 1 << (bits - 1), codes - (1 << bits), codes)
+        return codes.astype(np.int8).reshape(tuple(t.dims))
+    return codes.astype(np.uint8).reshape(tuple(t.dims))
+
+
+class NarrowFloat(np.ndarray):
+    """float32 values of a float8/float4 reference: compared exactly."""
+
+    def __new__(cls, values):
+        return np.asarray(values).view(cls)
+
+
 def compare(expected, actual):
     """None if equal under the tolerance of the dtype, else a short reason."""
+    if isinstance(expected, NarrowFloat):  # every value is exact in float32
+        expected = np.asarray(expected)
+        if actual.dtype != expected.dtype or actual.shape != expected.shape:
+            return "dtype %s %s, expected %s %s (float8/float4 as float32)" % (
+                actual.dtype, list(actual.shape), expected.dtype, list(expected.shape))
+        same = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
+        if same.all():
+            return None
+        idx = tuple(np.argwhere(~same)[0])
+        return "%d of %d values differ (exact); first at %s: %r vs expected %r" % (
+            int((~same).sum()), expected.size, list(idx), actual[idx].item(),
+            expected[idx].item())
     if actual.dtype != expected.dtype:
         return "dtype %s, expected %s" % (actual.dtype, expected.dtype)
     if actual.shape != expected.shape:
@@ -306,7 +381,7 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
             return Result(name, False, err)
         for out_name, f in zip(info["outputs"], out_files):
             try:
-                expected = numpy_helper.to_array(onnx.load_tensor(f))
+                expected = load_expected(f)
             except Exception as e:  # noqa: BLE001
                 return Result(name, False, "%s: cannot read %s: %s"
                               % (dsn, os.path.basename(f), _first_line(str(e))))

@@ -7,6 +7,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <gmock/gmock.h>
+
+#include <limits>
+
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -143,6 +147,60 @@ TEST(TensorProto, NarrowTypesInInt32Data) {
   EXPECT_THAT(values<uint16_t>(t), ElementsAre(0x3F80));
 }
 
+// ONNX packs 4-bit types two to a byte and 2-bit types four to a byte,
+// first element in the low bits, in raw_data and in int32_data (one packed
+// byte per int32); the host tensor holds one element per byte, int4/int2
+// sign-extended. float8 is one byte per element in either field.
+TEST(TensorProto, NarrowFormatsUnpackToOneBytePerElement) {
+  HostTensor t;
+  std::string error;
+  auto typed = [](int32_t dataType, std::vector<int64_t> dims) {
+    auto p = tensor(static_cast<onnx::TensorProto::DataType>(0), dims);
+    p.set_data_type(dataType);
+    return p;
+  };
+  auto i4 = typed(22, {3}); // -8, 7, -1 (the last high nibble is padding)
+  i4.set_raw_data(std::string("\x78\x0F", 2));
+  ASSERT_TRUE(parse(i4, t, error)) << error;
+  EXPECT_EQ(t.dtype, DType::I4);
+  EXPECT_THAT(values<int8_t>(t), ElementsAre(-8, 7, -1));
+
+  auto u4 = typed(21, {2});
+  u4.add_int32_data(0xF3);
+  ASSERT_TRUE(parse(u4, t, error)) << error;
+  EXPECT_THAT(values<uint8_t>(t), ElementsAre(3, 15));
+
+  auto i2 = typed(26, {5}); // 0, 1, -2, -1 | 1
+  i2.set_raw_data(std::string("\xE4\x01", 2));
+  ASSERT_TRUE(parse(i2, t, error)) << error;
+  EXPECT_EQ(t.dtype, DType::I2);
+  EXPECT_THAT(values<int8_t>(t), ElementsAre(0, 1, -2, -1, 1));
+
+  auto f4 = typed(23, {2}); // codes stay codes: 0x9 is -0.5
+  f4.set_raw_data(std::string("\x79", 1));
+  ASSERT_TRUE(parse(f4, t, error)) << error;
+  EXPECT_THAT(values<uint8_t>(t), ElementsAre(9, 7));
+  EXPECT_EQ(narrowFloatToFloat(DType::F4E2M1, 9), -0.5f);
+  EXPECT_EQ(narrowFloatToFloat(DType::F4E2M1, 7), 6.0f);
+
+  auto f8 = typed(17, {3});
+  f8.add_int32_data(0x38); // 1.0 in E4M3FN
+  f8.add_int32_data(0x7E); // 448, its largest
+  f8.add_int32_data(0xFF); // NaN
+  ASSERT_TRUE(parse(f8, t, error)) << error;
+  EXPECT_EQ(t.dtype, DType::F8E4M3FN);
+  EXPECT_EQ(narrowFloatToFloat(t.dtype, t.data[0]), 1.0f);
+  EXPECT_EQ(narrowFloatToFloat(t.dtype, t.data[1]), 448.0f);
+  EXPECT_TRUE(std::isnan(narrowFloatToFloat(t.dtype, t.data[2])));
+  EXPECT_EQ(narrowFloatToFloat(DType::F8E5M2, 0x7C),
+            std::numeric_limits<float>::infinity());
+  EXPECT_EQ(narrowFloatToFloat(DType::F8E4M3FNUZ, 0x7F), 240.0f);
+  EXPECT_TRUE(std::isnan(narrowFloatToFloat(DType::F8E5M2FNUZ, 0x80)));
+  EXPECT_EQ(narrowFloatToFloat(DType::F8E8M0, 0), std::ldexp(1.0f, -127));
+  EXPECT_EQ(format::dtypeName(DType::F8E8M0), std::string("float8_e8m0fnu"));
+  EXPECT_EQ(format::dtypeSize(DType::I2), 1u);
+}
+
 TEST(TensorProto, ScalarsAndEmptyTensors) {
   HostTensor t;
   std::string error;
@@ -165,8 +223,15 @@ TEST(TensorProto, Errors) {
   EXPECT_EQ(parseError(complex),
             "tensor 'x': unsupported data type 14 (COMPLEX64)");
   auto future = tensor(static_cast<onnx::TensorProto::DataType>(0), {1});
-  future.set_data_type(23);
-  EXPECT_EQ(parseError(future), "tensor 'x': unsupported data type 23");
+  future.set_data_type(40);
+  EXPECT_EQ(parseError(future), "tensor 'x': unsupported data type 40");
+
+  // Packed 4-bit data: 3 elements take 2 bytes.
+  auto shortInt4 = tensor(static_cast<onnx::TensorProto::DataType>(0), {3});
+  shortInt4.set_data_type(22);
+  shortInt4.set_raw_data(std::string(1, '\x12'));
+  EXPECT_EQ(parseError(shortInt4),
+            "tensor 'x': raw_data has 1 bytes, expected 2");
 
   auto undefined = tensor(onnx::TensorProto::UNDEFINED, {1});
   EXPECT_EQ(parseError(undefined),

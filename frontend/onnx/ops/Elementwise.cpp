@@ -236,8 +236,30 @@ LogicalResult importPow(NodeContext &n) {
   return success();
 }
 
+/// A Cast of `x` to ONNX type `to`: the unsigned marks, and for a narrow
+/// format (float8, float4, 4- and 2-bit integers: i8 elements) the formats
+/// and Cast's `saturate` (19+) and `round_mode` (25+, float8 E8M0).
+LogicalResult buildCast(NodeContext &n, Value x, int32_t to, Type element) {
+  int32_t from = n.inputOnnxType(0);
+  auto type = RankedTensorType::get(n.inputType(0).getShape(), element);
+  auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(from),
+                           isUnsigned(to));
+  if (isNarrowFormat(from))
+    op.setInputFormat(from);
+  if (isNarrowFormat(to))
+    op.setResultFormat(to);
+  op.setSaturate(n.getInt("saturate", 1) != 0);
+  std::string roundMode = n.getString("round_mode", "up");
+  if (roundMode != "up" && roundMode != "down" && roundMode != "nearest")
+    return n.error("round_mode must be 'up', 'down' or 'nearest', not '" +
+                   roundMode + "'");
+  op.setE8m0Rounding(roundMode == "up" ? 0 : roundMode == "down" ? 1 : 2);
+  n.setOutput(0, op, to);
+  return success();
+}
+
 /// Cast to the ONNX type `to`; types the dialect has no element type for
-/// (strings, float8, 4-bit) are unsupported, not invalid.
+/// (strings) are unsupported, not invalid.
 LogicalResult importCast(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -250,12 +272,7 @@ LogicalResult importCast(NodeContext &n) {
   if (!element)
     return n.unsupported("Cast to ONNX data type " + Twine(to) +
                          " is not supported");
-  RankedTensorType in = n.inputType(0);
-  auto type = RankedTensorType::get(in.getShape(), element);
-  auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(n.inputOnnxType(0)),
-                           isUnsigned(to));
-  n.setOutput(0, op, to);
-  return success();
+  return buildCast(n, x, to, element);
 }
 
 /// CastLike: Cast to the element type of the second input.
@@ -263,14 +280,7 @@ LogicalResult importCastLike(NodeContext &n) {
   Value x = n.input(0), like = x ? n.input(1) : Value();
   if (!like)
     return failure();
-  int32_t to = n.inputOnnxType(1);
-  Type element = n.inputType(1).getElementType();
-  RankedTensorType in = n.inputType(0);
-  auto type = RankedTensorType::get(in.getShape(), element);
-  auto op = CastOp::create(n.b, n.loc, type, x, isUnsigned(n.inputOnnxType(0)),
-                           isUnsigned(to));
-  n.setOutput(0, op, to);
-  return success();
+  return buildCast(n, x, n.inputOnnxType(1), n.inputType(1).getElementType());
 }
 
 /// Clip: bounds from attributes (opsets 6-10) or from optional scalar

@@ -93,6 +93,19 @@ typedef enum tessel_dtype_e {
   TESSEL_DTYPE_UINT32 = 12,
   TESSEL_DTYPE_UINT64 = 13,
   TESSEL_DTYPE_BFLOAT16 = 16,
+  /* Narrow formats, one element per byte in memory: float8/float4 values as
+     their bit pattern (float4 in the low 4 bits), int4/int2 sign-extended
+     into an int8, uint4/uint2 in a uint8 (ml_dtypes' layout). */
+  TESSEL_DTYPE_FLOAT8E4M3FN = 17,
+  TESSEL_DTYPE_FLOAT8E4M3FNUZ = 18,
+  TESSEL_DTYPE_FLOAT8E5M2 = 19,
+  TESSEL_DTYPE_FLOAT8E5M2FNUZ = 20,
+  TESSEL_DTYPE_UINT4 = 21,
+  TESSEL_DTYPE_INT4 = 22,
+  TESSEL_DTYPE_FLOAT4E2M1 = 23,
+  TESSEL_DTYPE_FLOAT8E8M0 = 24,
+  TESSEL_DTYPE_UINT2 = 25,
+  TESSEL_DTYPE_INT2 = 26,
   /// Not a dtype: makes any 32-bit value representable, so that a caller's
   /// unknown value is reported as an error rather than being undefined.
   TESSEL_DTYPE_MAX_ENUM = 0x7FFFFFFF,

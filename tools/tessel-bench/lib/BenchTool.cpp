@@ -113,7 +113,8 @@ std::string readable(double v) {
 }
 
 /// Seeded random data for an input: floats uniform in [-1, 1), integers
-/// 0..9, bools 0 or 1.
+/// 0..9 (0..3 for the sub-byte ones), bools 0 or 1, float8/float4 finite
+/// non-negative codes.
 bool randomTensor(tessel_dtype_t dtype, const std::vector<int64_t> &shape,
                   std::mt19937_64 &rng, std::vector<uint8_t> &data) {
   uint64_t count;
@@ -157,6 +158,22 @@ bool randomTensor(tessel_dtype_t dtype, const std::vector<int64_t> &shape,
     case TESSEL_DTYPE_INT8:
     case TESSEL_DTYPE_UINT8:
       p[i] = static_cast<uint8_t>(r % 10);
+      break;
+    case TESSEL_DTYPE_INT4: // values 0..3 fit every sub-byte integer
+    case TESSEL_DTYPE_UINT4:
+    case TESSEL_DTYPE_INT2:
+    case TESSEL_DTYPE_UINT2:
+      p[i] = static_cast<uint8_t>(r % 4);
+      break;
+    case TESSEL_DTYPE_FLOAT4E2M1: // any non-negative code
+      p[i] = static_cast<uint8_t>(r % 8);
+      break;
+    case TESSEL_DTYPE_FLOAT8E4M3FN: // finite, non-negative codes of every
+    case TESSEL_DTYPE_FLOAT8E4M3FNUZ: // float8 format
+    case TESSEL_DTYPE_FLOAT8E5M2:
+    case TESSEL_DTYPE_FLOAT8E5M2FNUZ:
+    case TESSEL_DTYPE_FLOAT8E8M0:
+      p[i] = static_cast<uint8_t>(r % 0x70);
       break;
     case TESSEL_DTYPE_INT16:
     case TESSEL_DTYPE_UINT16:

@@ -32,7 +32,19 @@ double elementAt(const io::HostTensor &t, uint64_t i) {
     return io::bfloat16ToFloat(bits);
   }
   case format::DType::I8:
+  case format::DType::I4: // one sign-extended byte each
+  case format::DType::I2:
     return load(int8_t());
+  case format::DType::U4:
+  case format::DType::U2:
+    return load(uint8_t());
+  case format::DType::F8E4M3FN:
+  case format::DType::F8E4M3FNUZ:
+  case format::DType::F8E5M2:
+  case format::DType::F8E5M2FNUZ:
+  case format::DType::F8E8M0:
+  case format::DType::F4E2M1:
+    return io::narrowFloatToFloat(t.dtype, static_cast<uint8_t>(*p));
   case format::DType::U8:
     return load(uint8_t());
   case format::DType::Bool:
@@ -55,7 +67,8 @@ double elementAt(const io::HostTensor &t, uint64_t i) {
 
 bool isFloat(format::DType t) {
   return t == format::DType::F32 || t == format::DType::F64 ||
-         t == format::DType::F16 || t == format::DType::BF16;
+         t == format::DType::F16 || t == format::DType::BF16 ||
+         io::isNarrowFloat(t);
 }
 
 } // namespace

@@ -262,18 +262,33 @@ private:
     return true;
   }
 
-  /// numpy has no bfloat16: widen to float32 for the .npy file.
+  /// numpy has no bfloat16 and no narrow formats: bfloat16, float8 and
+  /// float4 are widened to float32 for the .npy file (exactly), int4/int2
+  /// written as int8 and uint4/uint2 as uint8 (their one-byte storage).
   static io::HostTensor forNpy(const io::HostTensor &t) {
-    if (t.dtype != format::DType::BF16)
+    using format::DType;
+    if (t.dtype == DType::I4 || t.dtype == DType::I2 ||
+        t.dtype == DType::U4 || t.dtype == DType::U2) {
+      io::HostTensor bytes = t;
+      bytes.dtype = t.dtype == DType::I4 || t.dtype == DType::I2 ? DType::I8
+                                                                  : DType::U8;
+      return bytes;
+    }
+    if (t.dtype != DType::BF16 && !io::isNarrowFloat(t.dtype))
       return t;
     io::HostTensor wide;
-    wide.dtype = format::DType::F32;
+    wide.dtype = DType::F32;
     wide.shape = t.shape;
     wide.data.resize(t.elementCount() * 4);
     for (uint64_t i = 0; i < t.elementCount(); ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, t.data.data() + 2 * i, 2);
-      float f = io::bfloat16ToFloat(bits);
+      float f;
+      if (t.dtype == DType::BF16) {
+        uint16_t bits;
+        std::memcpy(&bits, t.data.data() + 2 * i, 2);
+        f = io::bfloat16ToFloat(bits);
+      } else {
+        f = io::narrowFloatToFloat(t.dtype, t.data[i]);
+      }
       std::memcpy(wide.data.data() + 4 * i, &f, 4);
     }
     return wide;

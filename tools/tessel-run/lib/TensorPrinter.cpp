@@ -120,9 +120,20 @@ std::string formatElement(const io::HostTensor &t, uint64_t i) {
   case DType::Bool:
     return load<uint8_t>(t, i) ? "True" : "False";
   case DType::I8:
+  case DType::I4: // one sign-extended byte each
+  case DType::I2:
     return std::to_string(load<int8_t>(t, i));
   case DType::U8:
+  case DType::U4:
+  case DType::U2:
     return std::to_string(load<uint8_t>(t, i));
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F8E8M0:
+  case DType::F4E2M1:
+    return formatFloat(io::narrowFloatToFloat(t.dtype, load<uint8_t>(t, i)));
   case DType::I16:
     return std::to_string(load<int16_t>(t, i));
   case DType::U16:
