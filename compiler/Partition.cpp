@@ -235,7 +235,7 @@ std::optional<SmallVector<Value>> Partitioner::hostElements(Value v) {
     return it->second;
   auto constant = v.getDefiningOp<ConstantOp>();
   if (!constant || !isHostType(v.getType()))
-    return std::nullopt;
+    return inputElements(v); // a small int64 model input, read on the host
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
   if (!dense)
     return std::nullopt;
@@ -267,13 +267,37 @@ std::optional<SmallVector<Value>> Partitioner::inputElements(Value v) {
   return SmallVector<Value>(read.getValues());
 }
 
+/// Whether every use of `v` is a shape operand (a Reshape's or Expand's
+/// target, a Slice's bounds), directly or through the ops evaluateOnHost
+/// computes.
+static bool onlyShapes(Value v, int depth = 0) {
+  if (v.use_empty() || depth > 8)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto contract = dyn_cast<ShapeContract>(user);
+        contract && contract.isShapeOperand(use.getOperandNumber()))
+      continue;
+    if (isa<ReshapeOp>(user) && use.getOperandNumber() == 1)
+      continue; // a Reshape's target shape
+    if (isa<GatherOp, ConcatOp, AddOp, SubOp, MulOp, ReshapeOp>(user) &&
+        user->getNumResults() == 1 && isHostType(user->getResult(0).getType()) &&
+        onlyShapes(user->getResult(0), depth + 1))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 bool Partitioner::evaluateOnHost(Operation *op) {
   if (op->getNumResults() != 1 || !isHostType(op->getResult(0).getType()))
     return false;
-  // Only what derives from a Shape: an op on inputs and constants alone
-  // stays a kernel (its result may be data), while a Shape's values have no
-  // tensor until one is needed.
-  if (!isa<ShapeOp, SizeOp>(op) && llvm::all_of(op->getOperands(), [&](Value v) {
+  // Only what derives from a Shape, or is only ever used as a shape (an
+  // Expand's target from the model's repeats): an op on inputs and
+  // constants alone stays a kernel (its result may be data), while a
+  // Shape's values have no tensor until one is needed.
+  if (!isa<ShapeOp, SizeOp>(op) && !onlyShapes(op->getResult(0)) &&
+      llvm::all_of(op->getOperands(), [&](Value v) {
         return values.lookupOrNull(v) != nullptr;
       }))
     return false;

@@ -50,7 +50,9 @@ bool schemaFunctionBody(const onnx::NodeProto &node, const std::string &domain,
 /// written in NewerFunctionBodies.cpp from the ONNX specification and built
 /// for `node` at `opset`. Returns false when none is written for it;
 /// `error` then says why when the node itself is refused (an attribute out
-/// of range, a missing required attribute).
+/// of range, a missing required attribute); an error that starts with
+/// kUnsupportedPrefix refuses what Tessel lacks rather than an invalid node.
+constexpr const char *kUnsupportedPrefix = "unsupported: ";
 bool newerFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                        int64_t opset,
                        const std::vector<onnx::TypeProto> &inputTypes,

@@ -394,6 +394,9 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     std::string why;
     if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why))
       return expand(n, body, scope);
+    if (StringRef(why).starts_with(kUnsupportedPrefix))
+      return n.unsupported(StringRef(why).drop_front(
+          StringRef(kUnsupportedPrefix).size()));
     if (!why.empty())
       return n.error(why);
   }

@@ -1049,6 +1049,339 @@ bool buildQLinearConv(const Call &c, onnx::FunctionBuilder &b,
                     "y_zero_point", outType, error);
 }
 
+// ---- Data movement and small ops without libonnx bodies -----------------
+//
+// Ops ONNX defines as primitives whose meaning is a few supported ops: each
+// body is its specification's formula (ONNX 1.22) in ONNX text.
+
+/// `rank` of input `i`, or an error naming it.
+bool knownRank(const Call &c, int i, int64_t &rank, std::string &error) {
+  rank = c.rank(i);
+  if (rank >= 0)
+    return true;
+  error = "the rank of input " + std::to_string(i) + " must be known";
+  return false;
+}
+
+/// An axis attribute normalized into [0, rank), or an error.
+bool axisAttribute(const Call &c, const char *name, int64_t fallback,
+                   int64_t rank, int64_t &axis, std::string &error) {
+  axis = c.attr.i(name, fallback);
+  if (axis < -rank || axis >= rank) {
+    error = std::string(name) + " " + std::to_string(axis) +
+            " is out of range for rank " + std::to_string(rank);
+    return false;
+  }
+  if (axis < 0)
+    axis += rank;
+  return true;
+}
+
+/// Dims [begin, end) of X's shape as `name` (1-D int64).
+void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
+                int64_t begin, int64_t end) {
+  text(b, name + " = Shape <start = " + std::to_string(begin) +
+              ", end = " + std::to_string(end) + "> (X)");
+}
+
+// DepthToSpace-13 (DCR: depth, column, row; CRD: column, row, depth) and
+// SpaceToDepth-13 on [N, C, H, W]: a reshape to six dims, a transpose, a
+// reshape back.
+bool buildDepthToSpace(const Call &c, onnx::FunctionBuilder &b,
+                       std::string &error) {
+  int64_t rank, block = c.attr.i("blocksize", 0);
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank != 4 || block <= 0) {
+    error = "needs a 4-D input and a positive blocksize";
+    return false;
+  }
+  std::string mode = c.attr.s("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") {
+    error = "mode must be DCR or CRD, not '" + mode + "'";
+    return false;
+  }
+  shapeSlice(b, "N", 0, 1);
+  shapeSlice(b, "C", 1, 2);
+  shapeSlice(b, "H", 2, 3);
+  shapeSlice(b, "W", 3, 4);
+  b.Const("B", std::vector<int64_t>{block})
+      .Const("BB", std::vector<int64_t>{block * block})
+      .Add("CB = Div (C, BB)")
+      .Add("HB = Mul (H, B)")
+      .Add("WB = Mul (W, B)");
+  if (mode == "DCR")
+    b.Add(R"(
+      Six = Concat <axis = 0> (N, B, B, CB, H, W)
+      T = Reshape (X, Six)
+      P = Transpose <perm = [0, 3, 4, 1, 5, 2]> (T)
+    )");
+  else
+    b.Add(R"(
+      Six = Concat <axis = 0> (N, CB, B, B, H, W)
+      T = Reshape (X, Six)
+      P = Transpose <perm = [0, 1, 4, 2, 5, 3]> (T)
+    )");
+  b.Add(R"(
+    Four = Concat <axis = 0> (N, CB, HB, WB)
+    Y = Reshape (P, Four)
+  )");
+  return true;
+}
+
+bool buildSpaceToDepth(const Call &c, onnx::FunctionBuilder &b,
+                       std::string &error) {
+  int64_t rank, block = c.attr.i("blocksize", 0);
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank != 4 || block <= 0) {
+    error = "needs a 4-D input and a positive blocksize";
+    return false;
+  }
+  shapeSlice(b, "N", 0, 1);
+  shapeSlice(b, "C", 1, 2);
+  shapeSlice(b, "H", 2, 3);
+  shapeSlice(b, "W", 3, 4);
+  b.Const("B", std::vector<int64_t>{block})
+      .Const("BB", std::vector<int64_t>{block * block})
+      .Add(R"(
+        HB = Div (H, B)
+        WB = Div (W, B)
+        CB = Mul (C, BB)
+        Six = Concat <axis = 0> (N, C, HB, B, WB, B)
+        T = Reshape (X, Six)
+        P = Transpose <perm = [0, 3, 5, 1, 2, 4]> (T)
+        Four = Concat <axis = 0> (N, CB, HB, WB)
+        Y = Reshape (P, Four)
+      )");
+  return true;
+}
+
+// EyeLike-9: ones where column - row == k, of `dtype` (default X's type).
+bool buildEyeLike(const Call &c, onnx::FunctionBuilder &b,
+                  std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank != 2) {
+    error = "needs a 2-D input";
+    return false;
+  }
+  b.Const("Zero", int64_t(0))
+      .Const("One", int64_t(1))
+      .Const("K", c.attr.i("k", 0))
+      .Const("Axis0", std::vector<int64_t>{0})
+      .Const("Axis1", std::vector<int64_t>{1})
+      .Add(R"(
+        Rows1 = Shape <start = 0, end = 1> (X)
+        Cols1 = Shape <start = 1, end = 2> (X)
+        Rows = Squeeze (Rows1)
+        Cols = Squeeze (Cols1)
+        R = Range (Zero, Rows, One)
+        Cl = Range (Zero, Cols, One)
+        RC = Unsqueeze (R, Axis1)
+        CR = Unsqueeze (Cl, Axis0)
+        RK = Add (RC, K)
+        E = Equal (RK, CR)
+      )")
+      .Add("Y = Cast (E)", "to", c.attr.i("dtype", c.elementType(0)));
+  return true;
+}
+
+// GlobalMaxPool-1: the maximum over every spatial dim, kept.
+bool buildGlobalMaxPool(const Call &c, onnx::FunctionBuilder &b,
+                        std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank < 3) {
+    error = "needs an input of rank >= 3";
+    return false;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  b.Const("Axes", axes).Add("Y = ReduceMax <keepdims = 1> (X, Axes)");
+  return true;
+}
+
+// Shrink-9: x + bias below -lambd, x - bias above lambd, 0 between.
+bool buildShrink(const Call &c, onnx::FunctionBuilder &b, std::string &) {
+  b.Const("LambdF", c.attr.f("lambd", 0.5f))
+      .Const("BiasF", c.attr.f("bias", 0.0f))
+      .Const("ZeroF", 0.0f)
+      .Add(R"(
+        Lambd = CastLike (LambdF, X)
+        Bias = CastLike (BiasF, X)
+        Zero = CastLike (ZeroF, X)
+        NegLambd = Neg (Lambd)
+        Low = Less (X, NegLambd)
+        High = Greater (X, Lambd)
+        Raised = Add (X, Bias)
+        Lowered = Sub (X, Bias)
+        Middle = Where (High, Lowered, Zero)
+        Y = Where (Low, Raised, Middle)
+      )");
+  return true;
+}
+
+// Tile-13: X repeated repeats[i] times along dim i: X unsqueezed before
+// every dim, expanded to [r0, d0, r1, d1, ...], reshaped to [r0 d0, ...].
+bool buildTile(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank == 0) {
+    b.Add("Y = Identity (X)");
+    return true;
+  }
+  // [r0, d0, r1, d1, ...] picked from [repeats..., shape...] (one host
+  // value of the plan, so that its elements are read on the host).
+  std::vector<int64_t> axes, interleave;
+  for (int64_t d = 0; d < rank; ++d) {
+    axes.push_back(2 * d);
+    interleave.push_back(d);
+    interleave.push_back(rank + d);
+  }
+  b.Const("Axes", axes).Const("Interleave", interleave).Add(R"(
+    XS = Shape (X)
+    Both = Concat <axis = 0> (repeats, XS)
+    Expanded = Gather (Both, Interleave)
+    XU = Unsqueeze (X, Axes)
+    XE = Expand (XU, Expanded)
+    Out = Mul (XS, repeats)
+    Y = Reshape (XE, Out)
+  )");
+  return true;
+}
+
+// LpNormalization-1: x / ||x||_p along axis (p 1 or 2).
+bool buildLpNormalization(const Call &c, onnx::FunctionBuilder &b,
+                          std::string &error) {
+  int64_t rank, axis, p = c.attr.i("p", 2);
+  if (!knownRank(c, 0, rank, error) ||
+      !axisAttribute(c, "axis", -1, rank, axis, error))
+    return false;
+  if (p != 1 && p != 2) {
+    error = "p must be 1 or 2, not " + std::to_string(p);
+    return false;
+  }
+  b.Const("Axes", std::vector<int64_t>{axis});
+  text(b, std::string("Norm = ") + (p == 1 ? "ReduceL1" : "ReduceL2") +
+              " <keepdims = 1> (X, Axes)");
+  // A zero norm gives 0, not 0 / 0 (ONNX's reference).
+  b.Const("ZeroF", 0.0f).Add(R"(
+    Zero = CastLike (ZeroF, X)
+    IsZero = Equal (Norm, Zero)
+    Quotient = Div (X, Norm)
+    Y = Where (IsZero, Zero, Quotient)
+  )");
+  return true;
+}
+
+// LpPool-11/18: (sum over the window of |x|^p)^(1/p): the sum is an
+// AveragePool counting the padding, times the kernel's size.
+bool buildLpPool(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  const onnx::AttributeProto *kernel = c.attr.find("kernel_shape");
+  if (!kernel || kernel->ints_size() == 0) {
+    error = "kernel_shape is required";
+    return false;
+  }
+  int64_t p = c.attr.i("p", 2), size = 1;
+  if (p <= 0) {
+    error = "p must be positive, not " + std::to_string(p);
+    return false;
+  }
+  for (int64_t k : kernel->ints())
+    size *= k;
+  b.Const("PF", float(p))
+      .Const("InvPF", 1.0f / float(p))
+      .Const("SizeF", float(size))
+      .Add(R"(
+        P = CastLike (PF, X)
+        InvP = CastLike (InvPF, X)
+        Size = CastLike (SizeF, X)
+        A = Abs (X)
+        AP = Pow (A, P)
+      )");
+  std::string attrs = forwardAttributes(
+      c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+          "strides"});
+  attrs.insert(1, "count_include_pad = 1, ");
+  text(b, "Mean = AveragePool " + attrs + " (AP)");
+  b.Add(R"(
+    Sum = Mul (Mean, Size)
+    Y = Pow (Sum, InvP)
+  )");
+  return true;
+}
+
+// OneHot-11: values[1] where the index (negative ones counting from depth)
+// equals the position along the new axis, values[0] elsewhere.
+bool buildOneHot(const Call &c, onnx::FunctionBuilder &b,
+                 std::string &error) {
+  int64_t rank, axis;
+  if (!knownRank(c, 0, rank, error) ||
+      !axisAttribute(c, "axis", -1, rank + 1, axis, error))
+    return false;
+  int64_t depthType = c.elementType(1);
+  if (depthType != onnx::TensorProto::INT64 &&
+      depthType != onnx::TensorProto::INT32) {
+    // The output's extent is the depth: the plan computes extents on the
+    // host, in integers.
+    error = std::string(kUnsupportedPrefix) +
+            "a depth of ONNX type " + std::to_string(depthType) +
+            " is not supported (int64 or int32 only)";
+    return false;
+  }
+  std::vector<int64_t> shape(rank + 1, 1);
+  shape[axis] = -1;
+  b.Const("Zero", int64_t(0))
+      .Const("One", int64_t(1))
+      .Const("Off", std::vector<int64_t>{0})
+      .Const("On", std::vector<int64_t>{1})
+      .Const("Axes", std::vector<int64_t>{axis})
+      .Const("PositionShape", shape)
+      .Add(R"(
+        DepthAny = Cast <to = 7> (depth)
+        Depth = Squeeze (DepthAny)
+        I = Cast <to = 7> (indices)
+        Negative = Less (I, Zero)
+        Wrapped = Add (I, Depth)
+        Index = Where (Negative, Wrapped, I)
+        IndexU = Unsqueeze (Index, Axes)
+        Position = Range (Zero, Depth, One)
+        PositionB = Reshape (Position, PositionShape)
+        Hot = Equal (IndexU, PositionB)
+        OffV1 = Gather (values, Off)
+        OnV1 = Gather (values, On)
+        OffV = Squeeze (OffV1)
+        OnV = Squeeze (OnV1)
+        output = Where (Hot, OnV, OffV)
+      )");
+  return true;
+}
+
+// Dropout-7/10/12/13/22 at inference: the input, and a mask of ones. A
+// training_mode input could turn on random dropping, which is refused.
+bool buildDropout(const Call &c, onnx::FunctionBuilder &b,
+                  std::string &error) {
+  if (c.hasInput(2)) {
+    error = std::string(kUnsupportedPrefix) +
+            "a training_mode input (random dropout) is not supported; "
+            "inference drops nothing";
+    return false;
+  }
+  b.Add("output = Identity (data)");
+  if (c.hasOutput(1)) {
+    onnx::TensorProto one = onnx::ToTensor(true);
+    one.add_dims(1);
+    b.Add("S = Shape (data)")
+        .Add("mask = ConstantOfShape (S)", onnx::MakeAttribute("value", one));
+  }
+  return true;
+}
+
 struct NewerOp {
   const char *type;
   int64_t since, last; // opsets of the default domain
@@ -1066,6 +1399,19 @@ const std::vector<NewerOp> &newerOps() {
        buildDequantizeLinear},
       {"QuantizeLinear", 10, 0, {"X", "y_scale", "y_zero_point"}, {"Y"},
        buildQuantizeLinear},
+      {"DepthToSpace", 13, 0, {"X"}, {"Y"}, buildDepthToSpace},
+      {"DepthToSpace", 1, 12, {"X"}, {"Y"}, buildDepthToSpace},
+      {"SpaceToDepth", 1, 0, {"X"}, {"Y"}, buildSpaceToDepth},
+      {"EyeLike", 9, 0, {"X"}, {"Y"}, buildEyeLike},
+      {"GlobalMaxPool", 1, 0, {"X"}, {"Y"}, buildGlobalMaxPool},
+      {"Shrink", 9, 0, {"X"}, {"Y"}, buildShrink},
+      {"Tile", 6, 0, {"X", "repeats"}, {"Y"}, buildTile},
+      {"LpNormalization", 1, 0, {"X"}, {"Y"}, buildLpNormalization},
+      {"LpPool", 11, 0, {"X"}, {"Y"}, buildLpPool},
+      {"OneHot", 9, 0, {"indices", "depth", "values"}, {"output"},
+       buildOneHot},
+      {"Dropout", 7, 0, {"data", "ratio", "training_mode"}, {"output", "mask"},
+       buildDropout},
       {"MatMulInteger", 10, 0, {"A", "B", "a_zero_point", "b_zero_point"},
        {"Y"}, buildMatMulInteger},
       {"QLinearMatMul",
