@@ -599,8 +599,35 @@ Value XorOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
   return arith::XOrIOp::create(b, loc, a[0], a[1]);
 }
 Value NotOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
-  Value one = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  return arith::XOrIOp::create(b, loc, a[0], one);
+  Value ones = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(a[0].getType(), -1)); // true for i1
+  return arith::XOrIOp::create(b, loc, a[0], ones);
+}
+
+Value BitShiftOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
+  Type type = a[0].getType();
+  Value shifted =
+      getLeft() ? arith::ShLIOp::create(b, loc, a[0], a[1]).getResult()
+                : arith::ShRUIOp::create(b, loc, a[0], a[1]).getResult();
+  // Shifting by the width or more is poison in arith: every bit goes.
+  Value tooFar = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::uge, a[1],
+      constant(b, loc, type, type.getIntOrFloatBitWidth()));
+  return arith::SelectOp::create(b, loc, tooFar, constant(b, loc, type, 0),
+                                 shifted);
+}
+
+Value BitcastOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {
+  Type to = getType().getElementType();
+  Type from = a[0].getType();
+  if (from.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, a[0]);
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a[0],
+                                 constant(b, loc, from, 0));
+  if (from == to)
+    return a[0];
+  return arith::BitcastOp::create(b, loc, to, a[0]);
 }
 
 Value WhereOp::buildScalar(OpBuilder &b, Location loc, ValueRange a) {

@@ -228,9 +228,13 @@ def Tessel_GreaterOrEqualOp
 class Tessel_LogicalOp<string mnemonic>
     : Tessel_ElementwiseOp<mnemonic, [ResultsBroadcastableShape,
                            SameOperandsAndResultElementType]> {
-  let summary = "Elementwise bool ONNX " # mnemonic # " with numpy broadcasting";
-  let arguments = (ins Tessel_BoolTensor:$lhs, Tessel_BoolTensor:$rhs);
-  let results = (outs Tessel_BoolTensor:$result);
+  let summary = "Elementwise " # mnemonic # " with numpy broadcasting";
+  let description = [{
+    Logical on bools (ONNX And, Or, Xor), bitwise on integers (ONNX
+    BitwiseAnd, BitwiseOr, BitwiseXor).
+  }];
+  let arguments = (ins Tessel_IntegerTensor:$lhs, Tessel_IntegerTensor:$rhs);
+  let results = (outs Tessel_IntegerTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
@@ -242,11 +246,41 @@ def Tessel_OrOp : Tessel_LogicalOp<"or">;
 def Tessel_XorOp : Tessel_LogicalOp<"xor">;
 
 def Tessel_NotOp : Tessel_ElementwiseOp<"not", [SameOperandsAndResultType]> {
-  let summary = "Elementwise bool negation (ONNX Not)";
-  let arguments = (ins Tessel_BoolTensor:$input);
-  let results = (outs Tessel_BoolTensor:$result);
+  let summary = "Elementwise negation: logical on bools (ONNX Not), bitwise "
+                "on integers (ONNX BitwiseNot)";
+  let arguments = (ins Tessel_IntegerTensor:$input);
+  let results = (outs Tessel_IntegerTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasFolder = 1;
+}
+
+def Tessel_BitShiftOp
+    : Tessel_ElementwiseOp<"bit_shift", [ResultsBroadcastableShape,
+                           SameOperandsAndResultElementType]> {
+  let summary = "Elementwise shift of unsigned integers (ONNX BitShift)";
+  let description = [{
+    `lhs` shifted by `rhs` bits, to the left with `left`, else to the right
+    (logical: ONNX shifts unsigned types only); a shift by the width or more
+    gives 0.
+  }];
+  let arguments = (ins Tessel_IntegerTensor:$lhs, Tessel_IntegerTensor:$rhs,
+                   UnitAttr:$left);
+  let results = (outs Tessel_IntegerTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_BitcastOp : Tessel_ElementwiseOp<"bitcast"> {
+  let summary = "Elementwise reinterpretation of the bits (ONNX BitCast)";
+  let description = [{
+    The result element type has the input's width (bool counts as 8 bits,
+    its storage: true is 1, and a byte converts to bool as != 0).
+  }];
+  let arguments = (ins Tessel_NumericTensor:$input);
+  let results = (outs Tessel_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Tessel_WhereOp

@@ -58,6 +58,21 @@ LOGICAL(OrOp, v[0] | v[1])
 LOGICAL(XorOp, v[0] ^ v[1])
 #undef LOGICAL
 
+LogicalResult BitShiftOp::verify() { return verifyBroadcastResult(*this); }
+
+LogicalResult BitcastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto bits = [](Type t) {
+    return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth();
+  };
+  if (bits(in.getElementType()) != bits(getType().getElementType()))
+    return emitOpError("needs element types of one width, not ")
+           << in.getElementType() << " and " << getType().getElementType();
+  if (in.getShape() != getType().getShape())
+    return emitOpError("result shape differs from the input's");
+  return success();
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   // not(not(x)) = x
   if (auto inner = getInput().getDefiningOp<NotOp>())

@@ -57,6 +57,7 @@ class Tessel_ElementwiseOp<string mnemonic, list<Trait> traits = []>
 
 def Tessel_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Tessel_BoolTensor : RankedTensorOf<[I1]>;
+def Tessel_IntegerTensor : RankedTensorOf<[AnySignlessInteger]>;
 def Tessel_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 //===----------------------------------------------------------------------===//

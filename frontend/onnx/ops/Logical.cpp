@@ -78,6 +78,79 @@ LogicalResult importNot(NodeContext &n) {
   return success();
 }
 
+/// The inputs `which` of a bitwise op: integers (not bool) of one type.
+LogicalResult integerInputs(NodeContext &n, ArrayRef<int> which) {
+  for (int i : which) {
+    if (!n.input(i))
+      return failure();
+    Type t = n.inputType(i).getElementType();
+    if (!t.isSignlessInteger() || t.isInteger(1))
+      return n.error("input " + Twine(i) + " must be an integer");
+    if (n.inputOnnxType(i) != n.inputOnnxType(which[0]))
+      return n.error("inputs have different element types");
+  }
+  return success();
+}
+
+/// BitwiseAnd/Or/Xor-18: the logical ops on integers, bit by bit.
+template <typename Op> LogicalResult importBitwise(NodeContext &n) {
+  if (failed(integerInputs(n, {0, 1})))
+    return failure();
+  FailureOr<RankedTensorType> type =
+      broadcastType(n, {0, 1}, n.inputType(0).getElementType());
+  if (failed(type))
+    return failure();
+  n.setOutput(0, Op::create(n.b, n.loc, *type, n.input(0), n.input(1)));
+  return success();
+}
+
+LogicalResult importBitwiseNot(NodeContext &n) {
+  if (failed(integerInputs(n, {0})))
+    return failure();
+  n.setOutput(0, NotOp::create(n.b, n.loc, n.input(0)));
+  return success();
+}
+
+/// BitShift-11: unsigned integers shifted LEFT or RIGHT.
+LogicalResult importBitShift(NodeContext &n) {
+  if (failed(integerInputs(n, {0, 1})))
+    return failure();
+  if (!isUnsigned(n.inputOnnxType(0)))
+    return n.error("BitShift takes unsigned integers");
+  std::string direction = n.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return n.error("direction must be LEFT or RIGHT, not '" + direction + "'");
+  FailureOr<RankedTensorType> type =
+      broadcastType(n, {0, 1}, n.inputType(0).getElementType());
+  if (failed(type))
+    return failure();
+  n.setOutput(0, BitShiftOp::create(n.b, n.loc, *type, n.input(0), n.input(1),
+                                    direction == "LEFT"));
+  return success();
+}
+
+/// BitCast-26: the input's bits as ONNX type `to`, of the same width.
+LogicalResult importBitCast(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int32_t to = static_cast<int32_t>(n.getInt("to", 0));
+  Type element = n.ctx.elementType(to);
+  if (!element || isNarrowFormat(to))
+    return n.unsupported("BitCast to ONNX data type " + Twine(to) +
+                         " is not supported");
+  Type from = n.inputType(0).getElementType();
+  auto bits = [](Type t) {
+    return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth();
+  };
+  if (bits(from) != bits(element))
+    return n.error("BitCast needs types of one width: " + Twine(bits(from)) +
+                   " bits to " + Twine(bits(element)));
+  auto type = RankedTensorType::get(n.inputType(0).getShape(), element);
+  n.setOutput(0, BitcastOp::create(n.b, n.loc, type, x), to);
+  return success();
+}
+
 LogicalResult importWhere(NodeContext &n) {
   if (failed(boolInputs(n, {0})) || !n.input(1) || !n.input(2))
     return failure();
@@ -109,6 +182,12 @@ void onnx_import::registerLogicalOps(OpRegistry &r) {
   r.add("Or", 7, importLogical<OrOp>);
   r.add("Xor", 7, importLogical<XorOp>);
   r.add("Not", 1, importNot);
+  r.add("BitwiseAnd", 18, importBitwise<AndOp>);
+  r.add("BitwiseOr", 18, importBitwise<OrOp>);
+  r.add("BitwiseXor", 18, importBitwise<XorOp>);
+  r.add("BitwiseNot", 18, importBitwiseNot);
+  r.add("BitShift", 11, importBitShift);
+  r.add("BitCast", 26, importBitCast);
   // Where-16 adds bfloat16.
   r.add("Where", 9, importWhere);
 }

@@ -96,7 +96,9 @@ Value reduce(NodeContext &n, Value x, const Axes &axes, bool sums,
   Type element = xt.getElementType();
   Type acc = reductionAccumulator(element, sums, mean);
   bool keepdims = n.getInt("keepdims", 1) != 0;
-  bool unsignedInt = isUnsigned(n.inputOnnxType(0));
+  // Bools reduce as unsigned bytes (their max is any, their min all).
+  bool unsignedInt = isUnsigned(n.inputOnnxType(0)) ||
+                     n.inputOnnxType(0) == onnx::TensorProto::BOOL;
   if (!axes.dynamic) {
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < xt.getRank(); ++d) {
@@ -143,8 +145,25 @@ LogicalResult importReduce(NodeContext &n) {
     return failure();
   RankedTensorType xt = n.inputType(0);
   Type element = xt.getElementType();
-  if (element.isInteger(1))
-    return n.unsupported("reductions of bools are not supported");
+  constexpr bool extremum =
+      std::is_same_v<Op, ReduceMaxOp> || std::is_same_v<Op, ReduceMinOp>;
+  if (element.isInteger(1) && (!extremum || before != Before::None))
+    return n.unsupported("reductions of bools other than ReduceMax and "
+                         "ReduceMin are not supported");
+  if (element.isInteger(1)) {
+    // ReduceMax (any) and ReduceMin (all) of bools (opset 20): of their
+    // bytes, unsigned, so that an empty reduction gives false / true.
+    RankedTensorType bytes = xt.clone(n.b.getI8Type());
+    Value wide = CastOp::create(n.b, n.loc, bytes, x, false, true);
+    FailureOr<Axes> axes = reductionAxes(n, axesInputSince, xt.getRank());
+    if (failed(axes))
+      return failure();
+    Value r = reduce<Op>(n, wide, *axes, false, false);
+    auto rt = cast<RankedTensorType>(r.getType());
+    n.setOutput(0, CastOp::create(n.b, n.loc, rt.clone(n.b.getI1Type()), r,
+                                  true, false));
+    return success();
+  }
   if (!element.isIntOrFloat())
     return n.error("unsupported element type");
   if ((before == Before::Exp || after != After::None) && !isa<FloatType>(element))
