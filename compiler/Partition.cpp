@@ -280,7 +280,8 @@ static bool onlyShapes(Value v, int depth = 0) {
       continue;
     if (isa<ReshapeOp>(user) && use.getOperandNumber() == 1)
       continue; // a Reshape's target shape
-    if (isa<GatherOp, ConcatOp, AddOp, SubOp, MulOp, ReshapeOp>(user) &&
+    if (isa<GatherOp, ConcatOp, AddOp, SubOp, MulOp, MaxOp, MinOp, DivOp,
+            ReshapeOp>(user) &&
         user->getNumResults() == 1 && isHostType(user->getResult(0).getType()) &&
         onlyShapes(user->getResult(0), depth + 1))
       continue;
@@ -352,7 +353,42 @@ bool Partitioner::evaluateOnHost(Operation *op) {
         return false;
       llvm::append_range(elements, *e);
     }
-  } else if (isa<AddOp, SubOp, MulOp>(op)) {
+  } else if (auto div = dyn_cast<DivOp>(op)) {
+    // ONNX's integer Div truncates; the shape program floors. trunc =
+    // floor + 1 where the signs differ and the division is inexact, built
+    // from the program's Lt, Min and Max.
+    std::optional<SmallVector<Value>> a = hostElements(div.getLhs());
+    std::optional<SmallVector<Value>> b = hostElements(div.getRhs());
+    int64_t n = resultType.getNumElements();
+    if (!a || !b || div.getIsUnsigned() ||
+        (int64_t(a->size()) != n && a->size() != 1) ||
+        (int64_t(b->size()) != n && b->size() != 1))
+      return false;
+    auto lt0 = [&](Value v) {
+      Value c = builder.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::slt, v, index(0, loc));
+      return builder.createOrFold<arith::IndexCastUIOp>(
+          loc, builder.getIndexType(), c);
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      Value x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+      Value q = builder.createOrFold<arith::FloorDivSIOp>(loc, x, y);
+      Value r = builder.createOrFold<arith::SubIOp>(
+          loc, x, builder.createOrFold<arith::MulIOp>(loc, q, y));
+      Value absR = builder.createOrFold<arith::MaxSIOp>(
+          loc, r, builder.createOrFold<arith::SubIOp>(loc, index(0, loc), r));
+      Value inexact =
+          builder.createOrFold<arith::MinSIOp>(loc, absR, index(1, loc));
+      Value nx = lt0(x), ny = lt0(y);
+      Value differ = builder.createOrFold<arith::SubIOp>(
+          loc, builder.createOrFold<arith::AddIOp>(loc, nx, ny),
+          builder.createOrFold<arith::MulIOp>(
+              loc, index(2, loc),
+              builder.createOrFold<arith::MulIOp>(loc, nx, ny)));
+      elements.push_back(builder.createOrFold<arith::AddIOp>(
+          loc, q, builder.createOrFold<arith::MulIOp>(loc, differ, inexact)));
+    }
+  } else if (isa<AddOp, SubOp, MulOp, MaxOp, MinOp>(op)) {
     // Elementwise on equal shapes or with a one-element operand.
     std::optional<SmallVector<Value>> a = hostElements(op->getOperand(0));
     std::optional<SmallVector<Value>> b = hostElements(op->getOperand(1));
@@ -367,6 +403,8 @@ bool Partitioner::evaluateOnHost(Operation *op) {
       elements.push_back(
           isa<AddOp>(op)   ? builder.createOrFold<arith::AddIOp>(loc, x, y)
           : isa<SubOp>(op) ? builder.createOrFold<arith::SubIOp>(loc, x, y)
+          : isa<MaxOp>(op) ? builder.createOrFold<arith::MaxSIOp>(loc, x, y)
+          : isa<MinOp>(op) ? builder.createOrFold<arith::MinSIOp>(loc, x, y)
                            : builder.createOrFold<arith::MulIOp>(loc, x, y));
     }
   } else {

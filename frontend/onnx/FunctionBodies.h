@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,10 +41,16 @@ struct FunctionBody {
 /// TypeProto where unknown). Returns false when the schema defines none or
 /// the builder refuses the node; `error` then says why when there is a
 /// reason beyond "no body".
+/// The integer values of input `i` of the node when it is a constant
+/// (an initializer or a Constant), for bodies that depend on them.
+using ConstantInts =
+    std::function<std::optional<std::vector<int64_t>>(int input)>;
+
 bool schemaFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                         int64_t opset,
                         const std::vector<onnx::TypeProto> &inputTypes,
-                        FunctionBody &body, std::string &error);
+                        FunctionBody &body, std::string &error,
+                        const ConstantInts &constants = {});
 
 /// The body of an op ONNX defines as a function in an opset newer than
 /// libonnx knows (Attention, RMSNormalization, RotaryEmbedding, Gelu, ...),
@@ -56,7 +63,8 @@ constexpr const char *kUnsupportedPrefix = "unsupported: ";
 bool newerFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                        int64_t opset,
                        const std::vector<onnx::TypeProto> &inputTypes,
-                       FunctionBody &body, std::string &error);
+                       FunctionBody &body, std::string &error,
+                       const ConstantInts &constants = {});
 
 /// The nodes of `body` called as `call`: formal inputs and outputs become
 /// the call's (an omitted optional input stays omitted), every other value

@@ -392,7 +392,18 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     }
     FunctionBody body;
     std::string why;
-    if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why))
+    ConstantInts constants =
+        [&n](int i) -> std::optional<std::vector<int64_t>> {
+      std::optional<DenseElementsAttr> c = n.constantInput(i);
+      if (!c || !isa<IntegerType>(c->getElementType()))
+        return std::nullopt;
+      std::vector<int64_t> values;
+      for (const APInt &v : c->getValues<APInt>())
+        values.push_back(v.getSExtValue());
+      return values;
+    };
+    if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why,
+                           constants))
       return expand(n, body, scope);
     if (StringRef(why).starts_with(kUnsupportedPrefix))
       return n.unsupported(StringRef(why).drop_front(

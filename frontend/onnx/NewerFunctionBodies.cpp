@@ -66,7 +66,15 @@ struct Call {
   const onnx::NodeProto &node;
   const std::vector<onnx::TypeProto> &inputTypes;
   int64_t opset;
+  const ConstantInts &constants;
   Attributes attr{node};
+
+  /// The values of input `i` when it is a constant.
+  std::optional<std::vector<int64_t>> constantInts(int i) const {
+    if (!constants || !hasInput(i))
+      return std::nullopt;
+    return constants(i);
+  }
 
   bool hasInput(int i) const {
     return i < node.input_size() && !node.input(i).empty();
@@ -1382,6 +1390,160 @@ bool buildDropout(const Call &c, onnx::FunctionBuilder &b,
   return true;
 }
 
+// Pad-2/11/13/18/19/21/23/24/25: per padded axis a Gather of the source
+// index of each output position, Range(-begin, n + end) mapped into
+// [0, n) by the mode (constant: clamped, then the constant where it was
+// outside; edge: clamped; reflect: folded with period 2(n - 1); wrap:
+// modulo n). Negative pads crop. Axes (opset 18) must be constants.
+bool buildPad(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  std::string mode = c.attr.s("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+      mode != "wrap") {
+    error = "mode must be constant, edge, reflect or wrap, not '" + mode + "'";
+    return false;
+  }
+  // Which entry of pads (begin k, end k + count) pads each dim, if any.
+  std::vector<int64_t> entry(rank, -1);
+  int64_t count = rank;
+  if (c.opset < 11) {
+    const onnx::AttributeProto *pads = c.attr.find("pads");
+    if (!pads || pads->ints_size() != 2 * rank) {
+      error = "pads must hold 2 * rank values";
+      return false;
+    }
+    b.Const("Pads", std::vector<int64_t>(pads->ints().begin(),
+                                         pads->ints().end()))
+        .Const("ValueF", c.attr.f("value", 0.0f))
+        .Add("Value = CastLike (ValueF, data)");
+  } else {
+    b.Add("Pads = Identity (pads)");
+    if (c.hasInput(2))
+      b.Add("Value = Identity (constant_value)");
+    else
+      b.Const("ValueF", 0.0f).Add("Value = CastLike (ValueF, data)");
+  }
+  if (c.opset >= 18 && c.hasInput(3)) {
+    std::optional<std::vector<int64_t>> axes = c.constantInts(3);
+    if (!axes) {
+      error = std::string(kUnsupportedPrefix) +
+              "axes computed at run time are not supported (constants only)";
+      return false;
+    }
+    count = axes->size();
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t a = (*axes)[k];
+      if (a < -rank || a >= rank || entry[a < 0 ? a + rank : a] >= 0) {
+        error = "axes must be distinct and in range";
+        return false;
+      }
+      entry[a < 0 ? a + rank : a] = k;
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      entry[d] = d;
+  }
+  std::optional<std::vector<int64_t>> known =
+      c.opset < 11 ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(
+                         c.attr.find("pads")->ints().begin(),
+                         c.attr.find("pads")->ints().end()))
+                   : c.constantInts(1);
+  b.Const("Zero", int64_t(0)).Const("One", int64_t(1)).Const("Two",
+                                                             int64_t(2));
+  std::string current = "data";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t k = entry[d];
+    if (k < 0 || (known && int64_t(known->size()) == 2 * count &&
+                  (*known)[k] == 0 && (*known)[k + count] == 0))
+      continue; // not padded
+    std::string i = std::to_string(d), p = "P" + i + "_";
+    std::vector<int64_t> shape(rank, 1);
+    shape[d] = -1;
+    b.Const(p + "BeginAt", std::vector<int64_t>{k})
+        .Const(p + "EndAt", std::vector<int64_t>{k + count})
+        .Const(p + "MaskShape", shape);
+    text(b, p + "Begin1 = Gather (Pads, " + p + "BeginAt)");
+    text(b, p + "End1 = Gather (Pads, " + p + "EndAt)");
+    text(b, p + "N1 = Shape <start = " + i + ", end = " + std::to_string(d + 1) +
+                "> (data)");
+    text(b, p + "Begin = Squeeze (" + p + "Begin1)");
+    text(b, p + "End = Squeeze (" + p + "End1)");
+    text(b, p + "N = Squeeze (" + p + "N1)");
+    text(b, p + "Start = Sub (Zero, " + p + "Begin)");
+    text(b, p + "Limit = Add (" + p + "N, " + p + "End)");
+    text(b, p + "I = Range (" + p + "Start, " + p + "Limit, One)");
+    text(b, p + "Last = Sub (" + p + "N, One)");
+    std::string index = p + "Index";
+    if (mode == "constant" || mode == "edge") {
+      text(b, index + " = Clip (" + p + "I, Zero, " + p + "Last)");
+    } else if (mode == "wrap") {
+      text(b, index + " = Mod (" + p + "I, " + p + "N)");
+    } else { // reflect: fold with period 2(n - 1), at least 1
+      text(b, p + "Period0 = Mul (" + p + "Last, Two)");
+      text(b, p + "Period = Max (" + p + "Period0, One)");
+      text(b, p + "M = Mod (" + p + "I, " + p + "Period)");
+      text(b, p + "Mirror = Sub (" + p + "Period, " + p + "M)");
+      text(b, p + "Inside = Less (" + p + "M, " + p + "N)");
+      text(b, index + " = Where (" + p + "Inside, " + p + "M, " + p +
+                  "Mirror)");
+    }
+    std::string next = p + "Out";
+    text(b, p + "G = Gather <axis = " + i + "> (" + current + ", " + index +
+                ")");
+    if (mode == "constant") {
+      text(b, p + "Low = GreaterOrEqual (" + p + "I, Zero)");
+      text(b, p + "High = Less (" + p + "I, " + p + "N)");
+      text(b, p + "Valid = And (" + p + "Low, " + p + "High)");
+      text(b, p + "Mask = Reshape (" + p + "Valid, " + p + "MaskShape)");
+      text(b, next + " = Where (" + p + "Mask, " + p + "G, Value)");
+    } else {
+      text(b, next + " = Identity (" + p + "G)");
+    }
+    current = next;
+  }
+  text(b, "output = Identity (" + current + ")");
+  return true;
+}
+
+// CenterCropPad-18: each axis cropped or padded (with zeros) to `shape`,
+// centred (the odd element goes to the end).
+bool buildCenterCropPad(const Call &c, onnx::FunctionBuilder &b,
+                        std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  std::vector<int64_t> axes;
+  if (const onnx::AttributeProto *a = c.attr.find("axes")) {
+    for (int64_t axis : a->ints()) {
+      if (axis < -rank || axis >= rank) {
+        error = "axis " + std::to_string(axis) + " is out of range";
+        return false;
+      }
+      axes.push_back(axis < 0 ? axis + rank : axis);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  b.Const("Axes", axes).Const("Two", std::vector<int64_t>{2}).Add(R"(
+    InShape = Shape (input_data)
+    Have = Gather (InShape, Axes)
+    Wide = Max (Have, shape)
+    PadAmount = Sub (Wide, Have)
+    PadBegin = Div (PadAmount, Two)
+    PadEnd = Sub (PadAmount, PadBegin)
+    Pads = Concat <axis = 0> (PadBegin, PadEnd)
+    Padded = Pad (input_data, Pads, , Axes)
+    CropAmount = Sub (Wide, shape)
+    Starts = Div (CropAmount, Two)
+    Ends = Add (Starts, shape)
+    output_data = Slice (Padded, Starts, Ends, Axes)
+  )");
+  return true;
+}
+
 struct NewerOp {
   const char *type;
   int64_t since, last; // opsets of the default domain
@@ -1412,6 +1574,10 @@ const std::vector<NewerOp> &newerOps() {
        buildOneHot},
       {"Dropout", 7, 0, {"data", "ratio", "training_mode"}, {"output", "mask"},
        buildDropout},
+      {"Pad", 2, 0, {"data", "pads", "constant_value", "axes"}, {"output"},
+       buildPad},
+      {"CenterCropPad", 18, 0, {"input_data", "shape"}, {"output_data"},
+       buildCenterCropPad},
       {"MatMulInteger", 10, 0, {"A", "B", "a_zero_point", "b_zero_point"},
        {"Y"}, buildMatMulInteger},
       {"QLinearMatMul",
@@ -1462,7 +1628,7 @@ const std::vector<NewerOp> &newerOps() {
 bool onnx_import::newerFunctionBody(
     const onnx::NodeProto &node, const std::string &domain, int64_t opset,
     const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
-    std::string &error) {
+    std::string &error, const ConstantInts &constants) {
   if (!domain.empty())
     return false;
   for (const NewerOp &op : newerOps()) {
@@ -1480,7 +1646,7 @@ bool onnx_import::newerFunctionBody(
     onnx::OperatorSetIdProto *import = fn.add_opset_import();
     import->set_domain("");
     import->set_version(kBodyOpset);
-    Call call{node, inputTypes, opset};
+    Call call{node, inputTypes, opset, constants};
     onnx::FunctionBuilder builder(fn);
     try {
       if (!op.build(call, builder, error))
