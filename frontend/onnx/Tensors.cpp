@@ -101,8 +101,7 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
   // 4- and 2-bit types are packed in the proto and one element per byte in
   // the graph.
   auto dtype = static_cast<format::DType>(tensor.data_type());
-  bool packed = isNarrowIntFormat(tensor.data_type()) ||
-                tensor.data_type() == kFloat4E2M1;
+  bool packed = format::dtypePackedBits(dtype) < 8; // a known dtype here
   unsigned width = packed ? format::dtypePackedBits(dtype)
                    : element.isInteger(1) ? 8
                                           : element.getIntOrFloatBitWidth();
