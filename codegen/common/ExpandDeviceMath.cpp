@@ -310,7 +310,7 @@ LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
         isa<math::ErfOp, math::PowFOp, math::SinOp, math::CosOp, math::TanOp,
             math::AsinOp, math::AcosOp, math::AtanOp, math::SinhOp,
             math::CoshOp, math::AsinhOp, math::AcoshOp, math::AtanhOp,
-            math::RoundEvenOp>(op);
+            math::RoundEvenOp, math::RoundOp>(op);
     bool noInstruction =
         isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
             math::TanhOp>(op) &&

@@ -177,8 +177,31 @@ struct ExpandLogF64 : OpRewritePattern<math::LogOp> {
   }
 };
 
+/// round (half away from zero) from floor, which both vendors have for f64
+/// (MLIR's own expansion covers f32 only): with a = |x| and r = floor(a),
+/// a - r is exact, so a - r >= 0.5 decides without the double rounding of
+/// floor(a + 0.5) (wrong for 0.49999999999999994). Infinities and NaN come
+/// through floor unchanged (inf - inf is NaN, which compares false).
+struct ExpandRoundF64 : OpRewritePattern<math::RoundOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RoundOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF64())
+      return rewriter.notifyMatchFailure(op, "not a scalar f64 round");
+    F64Builder f{rewriter, op.getLoc()};
+    Value x = op.getOperand();
+    Value a = math::AbsFOp::create(rewriter, op.getLoc(), x);
+    Value r = math::FloorOp::create(rewriter, op.getLoc(), a);
+    Value up = f.cmp(arith::CmpFPredicate::OGE, f.sub(a, r), f.c(0.5));
+    Value magnitude = f.select(up, f.add(r, f.c(1)), r);
+    rewriter.replaceOp(
+        op, math::CopySignOp::create(rewriter, op.getLoc(), magnitude, x));
+    return success();
+  }
+};
+
 } // namespace
 
 void tessel::populateDeviceMathF64Patterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandExpF64, ExpandLogF64>(patterns.getContext());
+  patterns.add<ExpandExpF64, ExpandLogF64, ExpandRoundF64>(patterns.getContext());
 }

@@ -166,3 +166,31 @@ func.func @tanh32_s0(%arg0: memref<4xf32>, %arg1: memref<4xf32>) attributes {tes
   }
   return
 }
+
+// -----
+
+// f64 round (half away from zero) and round-half-even: MLIR expands
+// roundeven into round and arithmetic; round of f64 (MLIR's expansion is
+// f32 only) becomes floor(|x|), one more where |x| - floor(|x|) >= 1/2 (exact,
+// so 0.49999999999999994 stays 0), and x's sign. No math.round or
+// math.roundeven reaches the vendor conversions (NVVM has no f64 round).
+// CHECK-LABEL: gpu.func @round64_s0(
+// CHECK-NOT:     math.round
+// CHECK:         math.floor %{{.+}} : f64
+// CHECK:         arith.cmpf oge, %{{.+}}, %cst{{.*}} : f64
+// CHECK-NOT:     math.round
+// CHECK:         gpu.return
+func.func @round64_s0(%arg0: memref<4xf64>, %arg1: memref<4xf64>, %arg2: memref<4xf64>) attributes {tessel.kernel_of = "round64"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %arg0[%i] : memref<4xf64>
+    %r = math.round %v : f64
+    %e = math.roundeven %v : f64
+    memref.store %r, %arg1[%i] : memref<4xf64>
+    memref.store %e, %arg2[%i] : memref<4xf64>
+    scf.reduce
+  }
+  return
+}
