@@ -181,10 +181,15 @@ ImportContext::tensorAttr(const onnx::TensorProto &tensor, Location loc) {
     // int32_data, one element each.
     if (failed(check(tensor.int32_data_size())))
       return failure();
+    // A bool is one bit in the graph (8 is its width in raw bytes above):
+    // any nonzero int32 is true.
     SmallVector<APInt> bits;
     for (int32_t v : tensor.int32_data())
-      bits.push_back(APInt(
-          width, static_cast<uint64_t>(static_cast<uint32_t>(v)), false, true));
+      bits.push_back(element.isInteger(1)
+                         ? APInt(1, v != 0)
+                         : APInt(width,
+                                 static_cast<uint64_t>(static_cast<uint32_t>(v)),
+                                 false, true));
     if (isa<FloatType>(element)) {
       SmallVector<APFloat> floats;
       for (const APInt &b : bits)
