@@ -10,15 +10,15 @@
 // which optional inputs and outputs are present decide the body. The
 // importer expands them exactly like libonnx's bodies (FunctionBodies.h).
 //
-// Every body imports the default domain at opset 21, whose ops it uses
-// with their opset-21 meaning (Shape with start/end, ReduceMean and
-// Squeeze/Unsqueeze with axes inputs, Split with num_outputs).
+// This file has the ops ONNX defines as functions (activations,
+// normalizations, attention), the helpers every body file shares
+// (BodyBuilders.h) and the lookup over all of their tables; the primitive
+// ops written as bodies are in QuantizationBodies.cpp and
+// PrimitiveBodies.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/onnx/FunctionBodies.h"
-
-#include "dialects/Graph/NarrowFormats.h"
+#include "frontend/onnx/BodyBuilders.h"
 
 #include <onnx/defs/function.h>
 #include <onnx/defs/tensor_proto_util.h>
@@ -30,90 +30,92 @@
 
 using namespace tessel;
 using namespace tessel::onnx_import;
+using namespace tessel::onnx_import::bodies;
 
-namespace {
+// ---- Helpers shared by the body files (BodyBuilders.h) ------------------
 
-constexpr int kBodyOpset = 21;
-
-/// The node's attributes, with defaults.
-struct Attributes {
-  const onnx::NodeProto &node;
-
-  const onnx::AttributeProto *find(const char *name) const {
-    for (const onnx::AttributeProto &a : node.attribute())
-      if (a.name() == name)
-        return &a;
-    return nullptr;
-  }
-  bool has(const char *name) const { return find(name) != nullptr; }
-  int64_t i(const char *name, int64_t fallback) const {
-    const onnx::AttributeProto *a = find(name);
-    return a ? a->i() : fallback;
-  }
-  float f(const char *name, float fallback) const {
-    const onnx::AttributeProto *a = find(name);
-    return a ? a->f() : fallback;
-  }
-  std::string s(const char *name, const std::string &fallback) const {
-    const onnx::AttributeProto *a = find(name);
-    return a ? a->s() : fallback;
-  }
-};
-
-/// What a builder knows of the node: attributes, inputs and outputs
-/// present, the input types the importer inferred.
-struct Call {
-  const onnx::NodeProto &node;
-  const std::vector<onnx::TypeProto> &inputTypes;
-  int64_t opset;
-  const ConstantInts &constants;
-  Attributes attr{node};
-
-  /// The values of input `i` when it is a constant.
-  std::optional<std::vector<int64_t>> constantInts(int i) const {
-    if (!constants || !hasInput(i))
-      return std::nullopt;
-    return constants(i);
-  }
-
-  bool hasInput(int i) const {
-    return i < node.input_size() && !node.input(i).empty();
-  }
-  bool hasOutput(int i) const {
-    return i < node.output_size() && !node.output(i).empty();
-  }
-  int64_t elementType(int i) const {
-    return i < int(inputTypes.size())
-               ? inputTypes[i].tensor_type().elem_type()
-               : int64_t(onnx::TensorProto::UNDEFINED);
-  }
-  /// The rank of input `i`, or -1 when unknown.
-  int64_t rank(int i) const {
-    if (i >= int(inputTypes.size()) ||
-        !inputTypes[i].tensor_type().has_shape())
-      return -1;
-    return inputTypes[i].tensor_type().shape().dim_size();
-  }
-  /// The static extent of dim `d` of input `i`, or -1.
-  int64_t extent(int i, int d) const {
-    if (rank(i) <= d)
-      return -1;
-    const auto &dim = inputTypes[i].tensor_type().shape().dim(d);
-    return dim.has_dim_value() ? dim.dim_value() : -1;
-  }
-};
-
-/// Builds the body into `fn` (its nodes; the formal parameters and opset
-/// are set by the caller); false with `error` set refuses the node.
-using Builder = bool (*)(const Call &, onnx::FunctionBuilder &,
-                         std::string &error);
-
-bool isFloat(int64_t type) {
+bool bodies::isFloat(int64_t type) {
   return type == onnx::TensorProto::FLOAT ||
          type == onnx::TensorProto::FLOAT16 ||
          type == onnx::TensorProto::BFLOAT16 ||
          type == onnx::TensorProto::DOUBLE;
 }
+
+void bodies::text(onnx::FunctionBuilder &b, const std::string &nodes) {
+  b.Add(nodes.c_str());
+}
+
+std::string
+bodies::forwardAttributes(const Call &c,
+                          std::initializer_list<const char *> names) {
+  std::string text;
+  for (const char *name : names) {
+    const onnx::AttributeProto *a = c.attr.find(name);
+    if (!a)
+      continue;
+    text += text.empty() ? "<" : ", ";
+    text += std::string(name) + " = ";
+    if (a->type() == onnx::AttributeProto::INT) {
+      text += std::to_string(a->i());
+    } else if (a->type() == onnx::AttributeProto::STRING) {
+      text += "\"" + a->s() + "\"";
+    } else {
+      text += "[";
+      for (int i = 0; i < a->ints_size(); ++i)
+        text += (i ? ", " : "") + std::to_string(a->ints(i));
+      text += "]";
+    }
+  }
+  return text.empty() ? text : text + ">";
+}
+
+std::string bodies::intList(const std::vector<int64_t> &values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+bool bodies::knownRank(const Call &c, int i, int64_t &rank,
+                       std::string &error) {
+  rank = c.rank(i);
+  if (rank >= 0)
+    return true;
+  error = "the rank of input " + std::to_string(i) + " must be known";
+  return false;
+}
+
+bool bodies::knownImageRank(const Call &c, int i, int64_t &rank,
+                            std::string &error) {
+  if (!knownRank(c, i, rank, error))
+    return false;
+  if (rank >= 3)
+    return true;
+  error = "input " + std::to_string(i) +
+          " must have rank >= 3 ([N, C, D1, ...]), not " + std::to_string(rank);
+  return false;
+}
+
+bool bodies::axisAttribute(const Call &c, const char *name, int64_t fallback,
+                           int64_t rank, int64_t &axis, std::string &error) {
+  axis = c.attr.i(name, fallback);
+  if (axis < -rank || axis >= rank) {
+    error = std::string(name) + " " + std::to_string(axis) +
+            " is out of range for rank " + std::to_string(rank);
+    return false;
+  }
+  if (axis < 0)
+    axis += rank;
+  return true;
+}
+
+void bodies::shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
+                        int64_t begin, int64_t end) {
+  text(b, name + " = Shape <start = " + std::to_string(begin) +
+              ", end = " + std::to_string(end) + "> (X)");
+}
+
+namespace {
 
 /// The stash_type / softmax_precision of `name`: a float type, else an
 /// error.
@@ -122,8 +124,9 @@ bool floatAttribute(const Call &c, const char *name, int64_t fallback,
   type = c.attr.i(name, fallback);
   if (isFloat(type))
     return true;
-  error = std::string(name) + " must be a float type (float, float16, "
-                              "bfloat16 or double), not ONNX type " +
+  error = std::string(name) +
+          " must be a float type (float, float16, "
+          "bfloat16 or double), not ONNX type " +
           std::to_string(type);
   return false;
 }
@@ -166,8 +169,8 @@ bool buildGelu(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
       Y = Mul (HalfX, Phi2)
     )");
   } else {
-    error = "approximate must be \"none\" or \"tanh\", not \"" + approximate +
-            "\"";
+    error =
+        "approximate must be \"none\" or \"tanh\", not \"" + approximate + "\"";
     return false;
   }
   return true;
@@ -685,941 +688,50 @@ bool buildAttention(const Call &c, onnx::FunctionBuilder &b,
   return true;
 }
 
-// ---- Quantization -----------------------------------------------------------
-//
-// QuantizeLinear and DequantizeLinear are primitives in ONNX, not functions;
-// their bodies are written here because as compositions of Cast, Div,
-// Round, Clip and Mul they become one fused elementwise kernel, and the
-// narrow formats (float8, float4, int4, int2) come with Cast.
-
-constexpr int64_t kInt32 = onnx::TensorProto::INT32;
-
-/// Adds nodes written as a std::string.
-void text(onnx::FunctionBuilder &b, const std::string &nodes) {
-  b.Add(nodes.c_str());
-}
-constexpr int64_t kFloat = onnx::TensorProto::FLOAT;
-
-/// Makes scale (or zero point) `in` (already named `in`) broadcast to X as
-/// `out`: a scalar as it is, a 1-D tensor along `axis` (per-axis), and for
-/// block_size > 0 a tensor of X's rank whose `axis` is ceil(n / block_size)
-/// repeated block_size times along it and cut to n (ONNX's reshape_input).
-bool broadcastQuantParam(const Call &c, onnx::FunctionBuilder &b, int param,
-                         const std::string &in, const std::string &out,
-                         std::string &error) {
-  int64_t rank = c.rank(0), paramRank = c.rank(param);
-  if (rank < 0 || paramRank < 0) {
-    error = "the ranks of the input and its scale must be known";
-    return false;
-  }
-  int64_t axis = c.attr.i("axis", 1), blockSize = c.attr.i("block_size", 0);
-  if (paramRank == 0 || (rank == 0 && paramRank == 1)) {
-    text(b, out + " = Identity (" + in + ")");
-    return true;
-  }
-  if (axis < -rank || axis >= rank) {
-    error = "axis " + std::to_string(axis) + " is out of range for rank " +
-            std::to_string(rank);
-    return false;
-  }
-  if (axis < 0)
-    axis += rank;
-  if (blockSize < 0) {
-    error = "block_size must not be negative";
-    return false;
-  }
-  if (blockSize == 0) {
-    if (paramRank != 1) {
-      error = "a scale of rank " + std::to_string(paramRank) +
-              " needs block_size (per-tensor scales are scalars, per-axis "
-              "ones 1-D)";
-      return false;
-    }
-    std::vector<int64_t> shape(rank, 1);
-    shape[axis] = -1;
-    b.Const(out + "Shape", shape);
-    text(b, out + " = Reshape (" + in + ", " + out + "Shape)");
-    return true;
-  }
-  if (paramRank != rank) {
-    error = "a blocked scale must have the input's rank " +
-            std::to_string(rank) + ", not " + std::to_string(paramRank);
-    return false;
-  }
-  // Element i of the axis takes block i / block_size.
-  b.Const(out + "Zero", int64_t(0))
-      .Const(out + "One", int64_t(1))
-      .Const(out + "Block", blockSize);
-  text(b, out + "N = Shape <start = " + std::to_string(axis) +
-              ", end = " + std::to_string(axis + 1) + "> (X)");
-  text(b, out + "Extent = Squeeze (" + out + "N)");
-  text(b, out + "Index = Range (" + out + "Zero, " + out + "Extent, " + out +
-              "One)");
-  text(b, out + "BlockIndex = Div (" + out + "Index, " + out + "Block)");
-  text(b, out + " = Gather <axis = " + std::to_string(axis) + "> (" + in +
-              ", " + out + "BlockIndex)");
-  return true;
-}
-
-bool isNarrowFloatType(int64_t t) { return isNarrowFloatFormat(int32_t(t)); }
-
-// DequantizeLinear-10/13/19/21/23/25: (x - zero_point) * scale in float32,
-// cast to output_dtype (default: the scale's type); scale and zero point
-// per tensor, per axis or per block.
-bool buildDequantizeLinear(const Call &c, onnx::FunctionBuilder &b,
-                           std::string &error) {
-  int64_t scaleType = c.elementType(1);
-  int64_t outType = c.attr.i("output_dtype", 0);
-  if (!outType)
-    outType = isNarrowFloatType(scaleType) ? kFloat : scaleType;
-  if (!isFloat(outType)) {
-    error = "output_dtype must be a float type, not ONNX type " +
-            std::to_string(outType);
-    return false;
-  }
-  b.Add("XF = Cast (X)", "to", kFloat).Add("SF = Cast (x_scale)", "to", kFloat);
-  if (!broadcastQuantParam(c, b, 1, "SF", "S", error))
-    return false;
-  std::string diff = "XF";
-  if (c.hasInput(2)) {
-    b.Add("ZF = Cast (x_zero_point)", "to", kFloat);
-    if (!broadcastQuantParam(c, b, 2, "ZF", "Z", error))
-      return false;
-    b.Add("D = Sub (XF, Z)");
-    diff = "D";
-  }
-  text(b, "Y32 = Mul (" + diff + ", S)");
-  b.Add("Y = Cast (Y32)", "to", outType);
-  return true;
-}
-
-// QuantizeLinear-10/13/19/21/23/25: x / scale (in `precision`, default the
-// wider of the two types), then for integer types round to nearest even, add
-// the zero point and clamp to the type's range; float8 casts the quotient
-// (saturate as Cast); float4 casts quotient + zero point.
-bool buildQuantizeLinear(const Call &c, onnx::FunctionBuilder &b,
-                         std::string &error) {
-  int64_t type = c.hasInput(2) ? c.elementType(2)
-                               : c.attr.i("output_dtype", 0);
-  if (!type)
-    type = onnx::TensorProto::UINT8;
-  if (c.hasInput(2) && c.attr.i("output_dtype", 0) &&
-      c.attr.i("output_dtype", 0) != type) {
-    error = "output_dtype " + std::to_string(c.attr.i("output_dtype", 0)) +
-            " differs from the zero point's type " + std::to_string(type);
-    return false;
-  }
-  struct Range {
-    int64_t lo, hi;
-  };
-  std::optional<Range> range;
-  switch (type) {
-  case onnx::TensorProto::UINT8: range = Range{0, 255}; break;
-  case onnx::TensorProto::INT8: range = Range{-128, 127}; break;
-  case onnx::TensorProto::UINT16: range = Range{0, 65535}; break;
-  case onnx::TensorProto::INT16: range = Range{-32768, 32767}; break;
-  case kUInt4: range = Range{0, 15}; break;
-  case kInt4: range = Range{-8, 7}; break;
-  case kUInt2: range = Range{0, 3}; break;
-  case kInt2: range = Range{-2, 1}; break;
-  default:
-    if (!isNarrowFloatType(type) || type == kFloat8E8M0) {
-      error = "ONNX type " + std::to_string(type) +
-              " is not a quantized type of QuantizeLinear";
-      return false;
-    }
-  }
-  int64_t xType = c.elementType(0), scaleType = c.elementType(1);
-  int64_t precision = c.attr.i("precision", 0);
-  if (!precision) // numpy's promotion of x / scale
-    precision = xType == scaleType ? xType
-                : (xType == onnx::TensorProto::DOUBLE ||
-                   scaleType == onnx::TensorProto::DOUBLE)
-                    ? onnx::TensorProto::DOUBLE
-                    : kFloat;
-  if (!isFloat(precision)) {
-    error = "precision must be a float type, not ONNX type " +
-            std::to_string(precision);
-    return false;
-  }
-  b.Add("XP = Cast (X)", "to", precision)
-      .Add("SP = Cast (y_scale)", "to", precision);
-  if (!broadcastQuantParam(c, b, 1, "SP", "S", error))
-    return false;
-  b.Add("Q = Div (XP, S)");
-  if (!range) {
-    std::string value = "Q";
-    if (type == kFloat4E2M1 && c.hasInput(2)) {
-      b.Add("ZP = Cast (y_zero_point)", "to", precision);
-      if (!broadcastQuantParam(c, b, 2, "ZP", "Z", error))
-        return false;
-      b.Add("QZ = Add (Q, Z)");
-      value = "QZ";
-    }
-    text(b, "Y = Cast <to = " + std::to_string(type) + ", saturate = " +
-                std::to_string(c.attr.i("saturate", 1)) + "> (" + value + ")");
-    return true;
-  }
-  b.Add("R = Round (Q)").Add("RI = Cast (R)", "to", kInt32);
-  std::string sum = "RI";
-  if (c.hasInput(2)) {
-    b.Add("ZI = Cast (y_zero_point)", "to", kInt32);
-    if (!broadcastQuantParam(c, b, 2, "ZI", "Z", error))
-      return false;
-    b.Add("RZ = Add (RI, Z)");
-    sum = "RZ";
-  }
-  b.Const("Lo64", range->lo)
-      .Const("Hi64", range->hi)
-      .Add("Lo = Cast (Lo64)", "to", kInt32)
-      .Add("Hi = Cast (Hi64)", "to", kInt32);
-  text(b, "C = Clip (" + sum + ", Lo, Hi)");
-  b.Add("Y = Cast (C)", "to", type);
-  return true;
-}
-
-/// The node's attributes named in `names`, as ONNX text ("<a = 1, b = [2]>",
-/// or "" when none is set), to forward to an op of a body.
-std::string forwardAttributes(const Call &c,
-                              std::initializer_list<const char *> names) {
-  std::string text;
-  for (const char *name : names) {
-    const onnx::AttributeProto *a = c.attr.find(name);
-    if (!a)
-      continue;
-    text += text.empty() ? "<" : ", ";
-    text += std::string(name) + " = ";
-    if (a->type() == onnx::AttributeProto::INT) {
-      text += std::to_string(a->i());
-    } else if (a->type() == onnx::AttributeProto::STRING) {
-      text += "\"" + a->s() + "\"";
-    } else {
-      text += "[";
-      for (int i = 0; i < a->ints_size(); ++i)
-        text += (i ? ", " : "") + std::to_string(a->ints(i));
-      text += "]";
-    }
-  }
-  return text.empty() ? text : text + ">";
-}
-
-/// `name` = input `param` cast to `type`, made to broadcast as a per-row
-/// (rank-1 against a matrix: [M] -> [M, 1]) or per-output-channel ([M] ->
-/// [M, 1, ...], `channelRank` > 0) parameter; scalars stay scalars.
-void quantParam(const Call &c, onnx::FunctionBuilder &b, int param,
-                const std::string &formal, const std::string &name,
-                int64_t type, int64_t trailingOnes) {
-  text(b, name + "Cast = Cast <to = " + std::to_string(type) + "> (" +
-              formal + ")");
-  if (c.rank(param) == 1 && trailingOnes > 0) {
-    std::vector<int64_t> axes;
-    for (int64_t i = 1; i <= trailingOnes; ++i)
-      axes.push_back(i);
-    b.Const(name + "Axes", axes);
-    text(b, name + " = Unsqueeze (" + name + "Cast, " + name + "Axes)");
-  } else {
-    text(b, name + " = Identity (" + name + "Cast)");
-  }
-}
-
-/// `out` = input `in` (a quantized integer tensor) minus its zero point
-/// (input `zp`, when present), in int32.
-void centered(const Call &c, onnx::FunctionBuilder &b, int in,
-              const std::string &formal, int zp, const std::string &zpFormal,
-              const std::string &out, int64_t trailingOnes) {
-  text(b, out + "I = Cast <to = 6> (" + formal + ")");
-  if (!c.hasInput(zp)) {
-    text(b, out + " = Identity (" + out + "I)");
-    return;
-  }
-  quantParam(c, b, zp, zpFormal, out + "Z", kInt32, trailingOnes);
-  text(b, out + " = Sub (" + out + "I, " + out + "Z)");
-}
-
-/// The integer range of a quantized type, for the clamp after requantizing.
-bool quantRange(int64_t type, int64_t &lo, int64_t &hi, std::string &error) {
-  if (type == onnx::TensorProto::UINT8)
-    return lo = 0, hi = 255, true;
-  if (type == onnx::TensorProto::INT8)
-    return lo = -128, hi = 127, true;
-  error = "quantized tensors must be int8 or uint8, not ONNX type " +
-          std::to_string(type);
-  return false;
-}
-
-/// Y = saturate(round(acc * a_scale * b_scale / y_scale + y_zero_point)):
-/// the factor in the scales' type, the rest in float64 (the reference's
-/// numpy promotion of int32 by a float scale), rounded to nearest even.
-bool requantize(const Call &c, onnx::FunctionBuilder &b, const char *acc,
-                const std::string &aScale, const std::string &bScale,
-                const std::string &yScaleFormal, int yZero,
-                const std::string &yZeroFormal, int64_t outType,
-                std::string &error) {
-  int64_t lo, hi;
-  if (!quantRange(outType, lo, hi, error))
-    return false;
-  constexpr int64_t kDouble = onnx::TensorProto::DOUBLE;
-  text(b, "Factor1 = Mul (" + aScale + ", " + bScale + ")");
-  text(b, "Factor = Div (Factor1, " + yScaleFormal + ")");
-  b.Add("Factor64 = Cast (Factor)", "to", kDouble);
-  text(b, std::string("AccWide = Cast <to = 11> (") + acc + ")");
-  b.Add("Scaled = Mul (AccWide, Factor64)");
-  std::string sum = "Scaled";
-  if (c.hasInput(yZero)) {
-    text(b, "YZ = Cast <to = 11> (" + yZeroFormal + ")");
-    b.Add("Shifted = Add (Scaled, YZ)");
-    sum = "Shifted";
-  }
-  b.Const("Lo", double(lo)).Const("Hi", double(hi));
-  text(b, "Rounded = Round (" + sum + ")");
-  b.Add("Clamped = Clip (Rounded, Lo, Hi)");
-  b.Add("Y = Cast (Clamped)", "to", outType);
-  return true;
-}
-
-// MatMulInteger-10: (A - a_zero_point) @ (B - b_zero_point) in int32; a
-// zero point per row of A ([M] -> [M, 1]) or per column of B ([N]).
-bool buildMatMulInteger(const Call &c, onnx::FunctionBuilder &b,
-                        std::string &) {
-  centered(c, b, 0, "A", 2, "a_zero_point", "AC", c.rank(0) >= 2 ? 1 : 0);
-  centered(c, b, 1, "B", 3, "b_zero_point", "BC", 0);
-  b.Add("Y = MatMul (AC, BC)");
-  return true;
-}
-
-// QLinearMatMul-10/21: the integer product of the centred operands,
-// requantized to the output's scale and zero point.
-bool buildQLinearMatMul(const Call &c, onnx::FunctionBuilder &b,
-                        std::string &error) {
-  int64_t rowOnes = c.rank(0) >= 2 ? 1 : 0;
-  centered(c, b, 0, "a", 2, "a_zero_point", "AC", rowOnes);
-  centered(c, b, 3, "b", 5, "b_zero_point", "BC", 0);
-  b.Add("Acc = MatMul (AC, BC)");
-  int64_t scaleType = c.elementType(1);
-  quantParam(c, b, 1, "a_scale", "AS", scaleType, rowOnes);
-  int64_t outType = c.hasInput(7) ? c.elementType(7) : c.elementType(0);
-  return requantize(c, b, "Acc", "AS", "b_scale", "y_scale", 7,
-                    "y_zero_point", outType, error);
-}
-
-const std::initializer_list<const char *> kConvAttributes = {
-    "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
-
-/// Conv of the centred integer operands, exact in float64 (sums of 8-bit
-/// products stay far below 2^53), as int32 `Acc`; input `bias` (int32; -1
-/// for none) is added.
-void integerConv(const Call &c, onnx::FunctionBuilder &b, int x,
-                 const std::string &xFormal, int xZero,
-                 const std::string &xZeroFormal, int w,
-                 const std::string &wFormal, int wZero,
-                 const std::string &wZeroFormal, int bias,
-                 const std::string &biasFormal) {
-  int64_t spatialOnes = std::max<int64_t>(c.rank(w) - 1, 0);
-  centered(c, b, x, xFormal, xZero, xZeroFormal, "XC", 0);
-  centered(c, b, w, wFormal, wZero, wZeroFormal, "WC", spatialOnes);
-  b.Add("X64 = Cast (XC)", "to", int64_t(onnx::TensorProto::DOUBLE))
-      .Add("W64 = Cast (WC)", "to", int64_t(onnx::TensorProto::DOUBLE));
-  std::string inputs = "X64, W64";
-  if (bias >= 0 && c.hasInput(bias)) {
-    text(b, "B64 = Cast <to = 11> (" + biasFormal + ")");
-    inputs += ", B64";
-  }
-  text(b, "Acc64 = Conv " + forwardAttributes(c, kConvAttributes) + " (" +
-              inputs + ")");
-  b.Add("Acc = Cast (Acc64)", "to", kInt32);
-}
-
-// ConvInteger-10: Conv of (x - x_zero_point) and (w - w_zero_point, per
-// output channel when 1-D) in int32.
-bool buildConvInteger(const Call &c, onnx::FunctionBuilder &b, std::string &) {
-  integerConv(c, b, 0, "x", 2, "x_zero_point", 1, "w", 3, "w_zero_point", -1,
-              "");
-  b.Add("y = Identity (Acc)");
-  return true;
-}
-
-// QLinearConv-10: the integer Conv (plus the int32 bias) requantized; w_scale
-// per output channel when 1-D.
-bool buildQLinearConv(const Call &c, onnx::FunctionBuilder &b,
-                      std::string &error) {
-  integerConv(c, b, 0, "x", 2, "x_zero_point", 3, "w", 5, "w_zero_point", 8,
-              "B");
-  int64_t rank = c.rank(0);
-  if (rank < 3) {
-    error = "x must have rank >= 3";
-    return false;
-  }
-  // A per-channel w_scale [M] multiplies the channel axis of [N, M, ...].
-  int64_t scaleType = c.elementType(4);
-  quantParam(c, b, 4, "w_scale", "WS", scaleType, rank - 2);
-  int64_t outType = c.hasInput(7) ? c.elementType(7) : c.elementType(0);
-  return requantize(c, b, "Acc", "x_scale", "WS", "y_scale", 7,
-                    "y_zero_point", outType, error);
-}
-
-// ---- Data movement and small ops without libonnx bodies -----------------
-//
-// Ops ONNX defines as primitives whose meaning is a few supported ops: each
-// body is its specification's formula (ONNX 1.22) in ONNX text.
-
-/// `rank` of input `i`, or an error naming it.
-bool knownRank(const Call &c, int i, int64_t &rank, std::string &error) {
-  rank = c.rank(i);
-  if (rank >= 0)
-    return true;
-  error = "the rank of input " + std::to_string(i) + " must be known";
-  return false;
-}
-
-/// An axis attribute normalized into [0, rank), or an error.
-bool axisAttribute(const Call &c, const char *name, int64_t fallback,
-                   int64_t rank, int64_t &axis, std::string &error) {
-  axis = c.attr.i(name, fallback);
-  if (axis < -rank || axis >= rank) {
-    error = std::string(name) + " " + std::to_string(axis) +
-            " is out of range for rank " + std::to_string(rank);
-    return false;
-  }
-  if (axis < 0)
-    axis += rank;
-  return true;
-}
-
-/// Dims [begin, end) of X's shape as `name` (1-D int64).
-void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
-                int64_t begin, int64_t end) {
-  text(b, name + " = Shape <start = " + std::to_string(begin) +
-              ", end = " + std::to_string(end) + "> (X)");
-}
-
-// DepthToSpace-13 (DCR: depth, column, row; CRD: column, row, depth) and
-// SpaceToDepth-13 on [N, C, H, W]: a reshape to six dims, a transpose, a
-// reshape back.
-bool buildDepthToSpace(const Call &c, onnx::FunctionBuilder &b,
-                       std::string &error) {
-  int64_t rank, block = c.attr.i("blocksize", 0);
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  if (rank != 4 || block <= 0) {
-    error = "needs a 4-D input and a positive blocksize";
-    return false;
-  }
-  std::string mode = c.attr.s("mode", "DCR");
-  if (mode != "DCR" && mode != "CRD") {
-    error = "mode must be DCR or CRD, not '" + mode + "'";
-    return false;
-  }
-  shapeSlice(b, "N", 0, 1);
-  shapeSlice(b, "C", 1, 2);
-  shapeSlice(b, "H", 2, 3);
-  shapeSlice(b, "W", 3, 4);
-  b.Const("B", std::vector<int64_t>{block})
-      .Const("BB", std::vector<int64_t>{block * block})
-      .Add("CB = Div (C, BB)")
-      .Add("HB = Mul (H, B)")
-      .Add("WB = Mul (W, B)");
-  if (mode == "DCR")
-    b.Add(R"(
-      Six = Concat <axis = 0> (N, B, B, CB, H, W)
-      T = Reshape (X, Six)
-      P = Transpose <perm = [0, 3, 4, 1, 5, 2]> (T)
-    )");
-  else
-    b.Add(R"(
-      Six = Concat <axis = 0> (N, CB, B, B, H, W)
-      T = Reshape (X, Six)
-      P = Transpose <perm = [0, 1, 4, 2, 5, 3]> (T)
-    )");
-  b.Add(R"(
-    Four = Concat <axis = 0> (N, CB, HB, WB)
-    Y = Reshape (P, Four)
-  )");
-  return true;
-}
-
-bool buildSpaceToDepth(const Call &c, onnx::FunctionBuilder &b,
-                       std::string &error) {
-  int64_t rank, block = c.attr.i("blocksize", 0);
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  if (rank != 4 || block <= 0) {
-    error = "needs a 4-D input and a positive blocksize";
-    return false;
-  }
-  shapeSlice(b, "N", 0, 1);
-  shapeSlice(b, "C", 1, 2);
-  shapeSlice(b, "H", 2, 3);
-  shapeSlice(b, "W", 3, 4);
-  b.Const("B", std::vector<int64_t>{block})
-      .Const("BB", std::vector<int64_t>{block * block})
-      .Add(R"(
-        HB = Div (H, B)
-        WB = Div (W, B)
-        CB = Mul (C, BB)
-        Six = Concat <axis = 0> (N, C, HB, B, WB, B)
-        T = Reshape (X, Six)
-        P = Transpose <perm = [0, 3, 5, 1, 2, 4]> (T)
-        Four = Concat <axis = 0> (N, CB, HB, WB)
-        Y = Reshape (P, Four)
-      )");
-  return true;
-}
-
-// EyeLike-9: ones where column - row == k, of `dtype` (default X's type).
-bool buildEyeLike(const Call &c, onnx::FunctionBuilder &b,
-                  std::string &error) {
-  int64_t rank;
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  if (rank != 2) {
-    error = "needs a 2-D input";
-    return false;
-  }
-  b.Const("Zero", int64_t(0))
-      .Const("One", int64_t(1))
-      .Const("K", c.attr.i("k", 0))
-      .Const("Axis0", std::vector<int64_t>{0})
-      .Const("Axis1", std::vector<int64_t>{1})
-      .Add(R"(
-        Rows1 = Shape <start = 0, end = 1> (X)
-        Cols1 = Shape <start = 1, end = 2> (X)
-        Rows = Squeeze (Rows1)
-        Cols = Squeeze (Cols1)
-        R = Range (Zero, Rows, One)
-        Cl = Range (Zero, Cols, One)
-        RC = Unsqueeze (R, Axis1)
-        CR = Unsqueeze (Cl, Axis0)
-        RK = Add (RC, K)
-        E = Equal (RK, CR)
-      )")
-      .Add("Y = Cast (E)", "to", c.attr.i("dtype", c.elementType(0)));
-  return true;
-}
-
-// GlobalMaxPool-1: the maximum over every spatial dim, kept.
-bool buildGlobalMaxPool(const Call &c, onnx::FunctionBuilder &b,
-                        std::string &error) {
-  int64_t rank;
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  if (rank < 3) {
-    error = "needs an input of rank >= 3";
-    return false;
-  }
-  std::vector<int64_t> axes;
-  for (int64_t d = 2; d < rank; ++d)
-    axes.push_back(d);
-  b.Const("Axes", axes).Add("Y = ReduceMax <keepdims = 1> (X, Axes)");
-  return true;
-}
-
-// Shrink-9: x + bias below -lambd, x - bias above lambd, 0 between.
-bool buildShrink(const Call &c, onnx::FunctionBuilder &b, std::string &) {
-  b.Const("LambdF", c.attr.f("lambd", 0.5f))
-      .Const("BiasF", c.attr.f("bias", 0.0f))
-      .Const("ZeroF", 0.0f)
-      .Add(R"(
-        Lambd = CastLike (LambdF, X)
-        Bias = CastLike (BiasF, X)
-        Zero = CastLike (ZeroF, X)
-        NegLambd = Neg (Lambd)
-        Low = Less (X, NegLambd)
-        High = Greater (X, Lambd)
-        Raised = Add (X, Bias)
-        Lowered = Sub (X, Bias)
-        Middle = Where (High, Lowered, Zero)
-        Y = Where (Low, Raised, Middle)
-      )");
-  return true;
-}
-
-// Tile-13: X repeated repeats[i] times along dim i: X unsqueezed before
-// every dim, expanded to [r0, d0, r1, d1, ...], reshaped to [r0 d0, ...].
-bool buildTile(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
-  int64_t rank;
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  if (rank == 0) {
-    b.Add("Y = Identity (X)");
-    return true;
-  }
-  // [r0, d0, r1, d1, ...] picked from [repeats..., shape...] (one host
-  // value of the plan, so that its elements are read on the host).
-  std::vector<int64_t> axes, interleave;
-  for (int64_t d = 0; d < rank; ++d) {
-    axes.push_back(2 * d);
-    interleave.push_back(d);
-    interleave.push_back(rank + d);
-  }
-  b.Const("Axes", axes).Const("Interleave", interleave).Add(R"(
-    XS = Shape (X)
-    Both = Concat <axis = 0> (repeats, XS)
-    Expanded = Gather (Both, Interleave)
-    XU = Unsqueeze (X, Axes)
-    XE = Expand (XU, Expanded)
-    Out = Mul (XS, repeats)
-    Y = Reshape (XE, Out)
-  )");
-  return true;
-}
-
-// LpNormalization-1: x / ||x||_p along axis (p 1 or 2).
-bool buildLpNormalization(const Call &c, onnx::FunctionBuilder &b,
-                          std::string &error) {
-  int64_t rank, axis, p = c.attr.i("p", 2);
-  if (!knownRank(c, 0, rank, error) ||
-      !axisAttribute(c, "axis", -1, rank, axis, error))
-    return false;
-  if (p != 1 && p != 2) {
-    error = "p must be 1 or 2, not " + std::to_string(p);
-    return false;
-  }
-  b.Const("Axes", std::vector<int64_t>{axis});
-  text(b, std::string("Norm = ") + (p == 1 ? "ReduceL1" : "ReduceL2") +
-              " <keepdims = 1> (X, Axes)");
-  // A zero norm gives 0, not 0 / 0 (ONNX's reference).
-  b.Const("ZeroF", 0.0f).Add(R"(
-    Zero = CastLike (ZeroF, X)
-    IsZero = Equal (Norm, Zero)
-    Quotient = Div (X, Norm)
-    Y = Where (IsZero, Zero, Quotient)
-  )");
-  return true;
-}
-
-// LpPool-11/18: (sum over the window of |x|^p)^(1/p): the sum is an
-// AveragePool counting the padding, times the kernel's size.
-bool buildLpPool(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
-  const onnx::AttributeProto *kernel = c.attr.find("kernel_shape");
-  if (!kernel || kernel->ints_size() == 0) {
-    error = "kernel_shape is required";
-    return false;
-  }
-  int64_t p = c.attr.i("p", 2), size = 1;
-  if (p <= 0) {
-    error = "p must be positive, not " + std::to_string(p);
-    return false;
-  }
-  for (int64_t k : kernel->ints())
-    size *= k;
-  b.Const("PF", float(p))
-      .Const("InvPF", 1.0f / float(p))
-      .Const("SizeF", float(size))
-      .Add(R"(
-        P = CastLike (PF, X)
-        InvP = CastLike (InvPF, X)
-        Size = CastLike (SizeF, X)
-        A = Abs (X)
-        AP = Pow (A, P)
-      )");
-  std::string attrs = forwardAttributes(
-      c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
-          "strides"});
-  attrs.insert(1, "count_include_pad = 1, ");
-  text(b, "Mean = AveragePool " + attrs + " (AP)");
-  b.Add(R"(
-    Sum = Mul (Mean, Size)
-    Y = Pow (Sum, InvP)
-  )");
-  return true;
-}
-
-// OneHot-11: values[1] where the index (negative ones counting from depth)
-// equals the position along the new axis, values[0] elsewhere.
-bool buildOneHot(const Call &c, onnx::FunctionBuilder &b,
-                 std::string &error) {
-  int64_t rank, axis;
-  if (!knownRank(c, 0, rank, error) ||
-      !axisAttribute(c, "axis", -1, rank + 1, axis, error))
-    return false;
-  int64_t depthType = c.elementType(1);
-  if (depthType != onnx::TensorProto::INT64 &&
-      depthType != onnx::TensorProto::INT32) {
-    // The output's extent is the depth: the plan computes extents on the
-    // host, in integers.
-    error = std::string(kUnsupportedPrefix) +
-            "a depth of ONNX type " + std::to_string(depthType) +
-            " is not supported (int64 or int32 only)";
-    return false;
-  }
-  std::vector<int64_t> shape(rank + 1, 1);
-  shape[axis] = -1;
-  b.Const("Zero", int64_t(0))
-      .Const("One", int64_t(1))
-      .Const("Off", std::vector<int64_t>{0})
-      .Const("On", std::vector<int64_t>{1})
-      .Const("Axes", std::vector<int64_t>{axis})
-      .Const("PositionShape", shape)
-      .Add(R"(
-        DepthAny = Cast <to = 7> (depth)
-        Depth = Squeeze (DepthAny)
-        I = Cast <to = 7> (indices)
-        Negative = Less (I, Zero)
-        Wrapped = Add (I, Depth)
-        Index = Where (Negative, Wrapped, I)
-        IndexU = Unsqueeze (Index, Axes)
-        Position = Range (Zero, Depth, One)
-        PositionB = Reshape (Position, PositionShape)
-        Hot = Equal (IndexU, PositionB)
-        OffV1 = Gather (values, Off)
-        OnV1 = Gather (values, On)
-        OffV = Squeeze (OffV1)
-        OnV = Squeeze (OnV1)
-        output = Where (Hot, OnV, OffV)
-      )");
-  return true;
-}
-
-// Dropout-7/10/12/13/22 at inference: the input, and a mask of ones. A
-// training_mode input could turn on random dropping, which is refused.
-bool buildDropout(const Call &c, onnx::FunctionBuilder &b,
-                  std::string &error) {
-  if (c.hasInput(2)) {
-    error = std::string(kUnsupportedPrefix) +
-            "a training_mode input (random dropout) is not supported; "
-            "inference drops nothing";
-    return false;
-  }
-  b.Add("output = Identity (data)");
-  if (c.hasOutput(1)) {
-    onnx::TensorProto one = onnx::ToTensor(true);
-    one.add_dims(1);
-    b.Add("S = Shape (data)")
-        .Add("mask = ConstantOfShape (S)", onnx::MakeAttribute("value", one));
-  }
-  return true;
-}
-
-// Pad-2/11/13/18/19/21/23/24/25: per padded axis a Gather of the source
-// index of each output position, Range(-begin, n + end) mapped into
-// [0, n) by the mode (constant: clamped, then the constant where it was
-// outside; edge: clamped; reflect: folded with period 2(n - 1); wrap:
-// modulo n). Negative pads crop. Axes (opset 18) must be constants.
-bool buildPad(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
-  int64_t rank;
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  std::string mode = c.attr.s("mode", "constant");
-  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
-      mode != "wrap") {
-    error = "mode must be constant, edge, reflect or wrap, not '" + mode + "'";
-    return false;
-  }
-  // Which entry of pads (begin k, end k + count) pads each dim, if any.
-  std::vector<int64_t> entry(rank, -1);
-  int64_t count = rank;
-  if (c.opset < 11) {
-    const onnx::AttributeProto *pads = c.attr.find("pads");
-    if (!pads || pads->ints_size() != 2 * rank) {
-      error = "pads must hold 2 * rank values";
-      return false;
-    }
-    b.Const("Pads", std::vector<int64_t>(pads->ints().begin(),
-                                         pads->ints().end()))
-        .Const("ValueF", c.attr.f("value", 0.0f))
-        .Add("Value = CastLike (ValueF, data)");
-  } else {
-    b.Add("Pads = Identity (pads)");
-    if (c.hasInput(2))
-      b.Add("Value = Identity (constant_value)");
-    else
-      b.Const("ValueF", 0.0f).Add("Value = CastLike (ValueF, data)");
-  }
-  if (c.opset >= 18 && c.hasInput(3)) {
-    std::optional<std::vector<int64_t>> axes = c.constantInts(3);
-    if (!axes) {
-      error = std::string(kUnsupportedPrefix) +
-              "axes computed at run time are not supported (constants only)";
-      return false;
-    }
-    count = axes->size();
-    for (int64_t k = 0; k < count; ++k) {
-      int64_t a = (*axes)[k];
-      if (a < -rank || a >= rank || entry[a < 0 ? a + rank : a] >= 0) {
-        error = "axes must be distinct and in range";
-        return false;
-      }
-      entry[a < 0 ? a + rank : a] = k;
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      entry[d] = d;
-  }
-  std::optional<std::vector<int64_t>> known =
-      c.opset < 11 ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(
-                         c.attr.find("pads")->ints().begin(),
-                         c.attr.find("pads")->ints().end()))
-                   : c.constantInts(1);
-  b.Const("Zero", int64_t(0)).Const("One", int64_t(1)).Const("Two",
-                                                             int64_t(2));
-  std::string current = "data";
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t k = entry[d];
-    if (k < 0 || (known && int64_t(known->size()) == 2 * count &&
-                  (*known)[k] == 0 && (*known)[k + count] == 0))
-      continue; // not padded
-    std::string i = std::to_string(d), p = "P" + i + "_";
-    std::vector<int64_t> shape(rank, 1);
-    shape[d] = -1;
-    b.Const(p + "BeginAt", std::vector<int64_t>{k})
-        .Const(p + "EndAt", std::vector<int64_t>{k + count})
-        .Const(p + "MaskShape", shape);
-    text(b, p + "Begin1 = Gather (Pads, " + p + "BeginAt)");
-    text(b, p + "End1 = Gather (Pads, " + p + "EndAt)");
-    text(b, p + "N1 = Shape <start = " + i + ", end = " + std::to_string(d + 1) +
-                "> (data)");
-    text(b, p + "Begin = Squeeze (" + p + "Begin1)");
-    text(b, p + "End = Squeeze (" + p + "End1)");
-    text(b, p + "N = Squeeze (" + p + "N1)");
-    text(b, p + "Start = Sub (Zero, " + p + "Begin)");
-    text(b, p + "Limit = Add (" + p + "N, " + p + "End)");
-    text(b, p + "I = Range (" + p + "Start, " + p + "Limit, One)");
-    text(b, p + "Last = Sub (" + p + "N, One)");
-    std::string index = p + "Index";
-    if (mode == "constant" || mode == "edge") {
-      text(b, index + " = Clip (" + p + "I, Zero, " + p + "Last)");
-    } else if (mode == "wrap") {
-      text(b, index + " = Mod (" + p + "I, " + p + "N)");
-    } else { // reflect: fold with period 2(n - 1), at least 1
-      text(b, p + "Period0 = Mul (" + p + "Last, Two)");
-      text(b, p + "Period = Max (" + p + "Period0, One)");
-      text(b, p + "M = Mod (" + p + "I, " + p + "Period)");
-      text(b, p + "Mirror = Sub (" + p + "Period, " + p + "M)");
-      text(b, p + "Inside = Less (" + p + "M, " + p + "N)");
-      text(b, index + " = Where (" + p + "Inside, " + p + "M, " + p +
-                  "Mirror)");
-    }
-    std::string next = p + "Out";
-    text(b, p + "G = Gather <axis = " + i + "> (" + current + ", " + index +
-                ")");
-    if (mode == "constant") {
-      text(b, p + "Low = GreaterOrEqual (" + p + "I, Zero)");
-      text(b, p + "High = Less (" + p + "I, " + p + "N)");
-      text(b, p + "Valid = And (" + p + "Low, " + p + "High)");
-      text(b, p + "Mask = Reshape (" + p + "Valid, " + p + "MaskShape)");
-      text(b, next + " = Where (" + p + "Mask, " + p + "G, Value)");
-    } else {
-      text(b, next + " = Identity (" + p + "G)");
-    }
-    current = next;
-  }
-  text(b, "output = Identity (" + current + ")");
-  return true;
-}
-
-// CenterCropPad-18: each axis cropped or padded (with zeros) to `shape`,
-// centred (the odd element goes to the end).
-bool buildCenterCropPad(const Call &c, onnx::FunctionBuilder &b,
-                        std::string &error) {
-  int64_t rank;
-  if (!knownRank(c, 0, rank, error))
-    return false;
-  std::vector<int64_t> axes;
-  if (const onnx::AttributeProto *a = c.attr.find("axes")) {
-    for (int64_t axis : a->ints()) {
-      if (axis < -rank || axis >= rank) {
-        error = "axis " + std::to_string(axis) + " is out of range";
-        return false;
-      }
-      axes.push_back(axis < 0 ? axis + rank : axis);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
-  b.Const("Axes", axes).Const("Two", std::vector<int64_t>{2}).Add(R"(
-    InShape = Shape (input_data)
-    Have = Gather (InShape, Axes)
-    Wide = Max (Have, shape)
-    PadAmount = Sub (Wide, Have)
-    PadBegin = Div (PadAmount, Two)
-    PadEnd = Sub (PadAmount, PadBegin)
-    Pads = Concat <axis = 0> (PadBegin, PadEnd)
-    Padded = Pad (input_data, Pads, , Axes)
-    CropAmount = Sub (Wide, shape)
-    Starts = Div (CropAmount, Two)
-    Ends = Add (Starts, shape)
-    output_data = Slice (Padded, Starts, Ends, Axes)
-  )");
-  return true;
-}
-
-struct NewerOp {
-  const char *type;
-  int64_t since, last; // opsets of the default domain
-  std::vector<const char *> inputs, outputs;
-  Builder build;
-};
-
 const std::vector<NewerOp> &newerOps() {
-  static const std::vector<NewerOp> ops = {
-      {"Gelu", 20, 0, {"X"}, {"Y"}, buildGelu},
-      {"Swish", 24, 0, {"X"}, {"Y"}, buildSwish},
-      {"Mish", 18, 0, {"X"}, {"Y"}, buildMish},
-      {"PRelu", 7, 0, {"X", "slope"}, {"Y"}, buildPRelu},
-      {"DequantizeLinear", 10, 0, {"X", "x_scale", "x_zero_point"}, {"Y"},
-       buildDequantizeLinear},
-      {"QuantizeLinear", 10, 0, {"X", "y_scale", "y_zero_point"}, {"Y"},
-       buildQuantizeLinear},
-      {"DepthToSpace", 13, 0, {"X"}, {"Y"}, buildDepthToSpace},
-      {"DepthToSpace", 1, 12, {"X"}, {"Y"}, buildDepthToSpace},
-      {"SpaceToDepth", 1, 0, {"X"}, {"Y"}, buildSpaceToDepth},
-      {"EyeLike", 9, 0, {"X"}, {"Y"}, buildEyeLike},
-      {"GlobalMaxPool", 1, 0, {"X"}, {"Y"}, buildGlobalMaxPool},
-      {"Shrink", 9, 0, {"X"}, {"Y"}, buildShrink},
-      {"Tile", 6, 0, {"X", "repeats"}, {"Y"}, buildTile},
-      {"LpNormalization", 1, 0, {"X"}, {"Y"}, buildLpNormalization},
-      {"LpPool", 11, 0, {"X"}, {"Y"}, buildLpPool},
-      {"OneHot", 9, 0, {"indices", "depth", "values"}, {"output"},
-       buildOneHot},
-      {"Dropout", 7, 0, {"data", "ratio", "training_mode"}, {"output", "mask"},
-       buildDropout},
-      {"Pad", 2, 0, {"data", "pads", "constant_value", "axes"}, {"output"},
-       buildPad},
-      {"CenterCropPad", 18, 0, {"input_data", "shape"}, {"output_data"},
-       buildCenterCropPad},
-      {"MatMulInteger", 10, 0, {"A", "B", "a_zero_point", "b_zero_point"},
-       {"Y"}, buildMatMulInteger},
-      {"QLinearMatMul",
-       10,
-       0,
-       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point",
-        "y_scale", "y_zero_point"},
-       {"Y"},
-       buildQLinearMatMul},
-      {"ConvInteger", 10, 0, {"x", "w", "x_zero_point", "w_zero_point"},
-       {"y"}, buildConvInteger},
-      {"QLinearConv",
-       10,
-       0,
-       {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
-        "y_scale", "y_zero_point", "B"},
-       {"Y"},
-       buildQLinearConv},
-      {"RMSNormalization", 23, 0, {"X", "scale"}, {"Y"},
-       buildRMSNormalization},
-      {"GroupNormalization", 21, 0, {"X", "scale", "bias"}, {"Y"},
-       buildGroupNormalization},
-      {"RotaryEmbedding",
-       23,
-       0,
-       {"X", "cos_cache", "sin_cache", "position_ids"},
-       {"Y"},
-       buildRotaryEmbedding},
-      {"CausalConvWithState",
-       27,
-       0,
-       {"input", "weight", "bias", "past_state"},
-       {"output", "present_state"},
-       buildCausalConvWithState},
-      {"Attention",
-       23,
-       24,
-       {"Q", "K", "V", "attn_mask", "past_key", "past_value",
-        "nonpad_kv_seqlen"},
-       {"Y", "present_key", "present_value", "qk_matmul_output"},
-       buildAttention},
-  };
+  static const std::vector<NewerOp> ops = [] {
+    std::vector<NewerOp> ops = {
+        {"Gelu", 20, 0, {"X"}, {"Y"}, buildGelu},
+        {"Swish", 24, 0, {"X"}, {"Y"}, buildSwish},
+        {"Mish", 18, 0, {"X"}, {"Y"}, buildMish},
+        {"PRelu", 7, 0, {"X", "slope"}, {"Y"}, buildPRelu},
+        {"RMSNormalization",
+         23,
+         0,
+         {"X", "scale"},
+         {"Y"},
+         buildRMSNormalization},
+        {"GroupNormalization",
+         21,
+         0,
+         {"X", "scale", "bias"},
+         {"Y"},
+         buildGroupNormalization},
+        {"RotaryEmbedding",
+         23,
+         0,
+         {"X", "cos_cache", "sin_cache", "position_ids"},
+         {"Y"},
+         buildRotaryEmbedding},
+        {"CausalConvWithState",
+         27,
+         0,
+         {"input", "weight", "bias", "past_state"},
+         {"output", "present_state"},
+         buildCausalConvWithState},
+        {"Attention",
+         23,
+         24,
+         {"Q", "K", "V", "attn_mask", "past_key", "past_value",
+          "nonpad_kv_seqlen"},
+         {"Y", "present_key", "present_value", "qk_matmul_output"},
+         buildAttention},
+    };
+    addQuantizationBodies(ops);
+    addPrimitiveBodies(ops);
+    addResamplingBodies(ops);
+    return ops;
+  }();
   return ops;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seeded differential sweep: random Conv, pooling and MatMul/Gemm shapes.
+"""Seeded differential sweep: random Conv, ConvTranspose, pooling and MatMul/Gemm shapes.
 
     /usr/bin/python3 test/e2e/sweep_test.py --bin-dir build/bin --work-dir DIR
         [--device cpu|vulkan] [--seed N] [--cases N]
@@ -14,7 +14,8 @@ float64 numpy reference written here from the ONNX specification (relative
 L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|)).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: Conv (groups 1 to 60, 1 to 16 channels per group, kernels 1 to 7,
+Families: ConvTranspose (groups, strides, dilations, pads, output_padding,
+auto_pad SAME_*, 1-D to 3-D), Conv (groups 1 to 60, 1 to 16 channels per group, kernels 1 to 7,
 strides, dilations, explicit pads, images from 1x1 to 29x31, with and
 without bias), MaxPool / AveragePool (kernels, strides, pads, dilations for
 MaxPool, count_include_pad for AveragePool), MatMul (batched, prime and unit
@@ -80,6 +81,39 @@ def conv_ref(x, w, b, group, strides, dilations, pads):
             "nc%s%s,fc%s->nf%s" % (axes_o, axes_k, axes_k, axes_o), xg, wg)
     if b is not None:
         y += b.astype(np.float64).reshape((1, f) + (1,) * spatial)
+    return y
+
+
+def conv_transpose_ref(x, w, b, group, strides, dilations, pads, output_padding):
+    """ConvTranspose by its definition: input element i of a spatial dim adds
+    x[i] * w[k] to output i * stride + k * dilation - pad_begin."""
+    spatial = x.ndim - 2
+    n, c = x.shape[:2]
+    cg, fg = c // group, w.shape[1]
+    kernel = w.shape[2:]
+    full = [strides[d] * (x.shape[2 + d] - 1) + dilations[d] * (kernel[d] - 1) + 1
+            + output_padding[d] for d in range(spatial)]
+    y = np.zeros((n, group * fg) + tuple(full))
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    for g in range(group):
+        xg = x64[:, g * cg:(g + 1) * cg]
+        for k in np.ndindex(*kernel):
+            wk = w64[(slice(g * cg, (g + 1) * cg), slice(None)) + k]  # [cg, fg]
+            part = np.tensordot(xg, wk, axes=([1], [0]))  # [n, *in, fg]
+            part = np.moveaxis(part, -1, 1)
+            idx = tuple(slice(k[d] * dilations[d],
+                              k[d] * dilations[d] + strides[d] * (x.shape[2 + d] - 1) + 1,
+                              strides[d]) for d in range(spatial))
+            y[(slice(None), slice(g * fg, (g + 1) * fg)) + idx] += part
+    # A negative pad (auto_pad SAME_* can make one) extends with zeros.
+    grow = [(0, 0), (0, 0)] + [(max(0, -pads[d]), max(0, -pads[d + spatial]))
+                               for d in range(spatial)]
+    y = np.pad(y, grow)
+    crop = tuple(slice(max(0, pads[d]), y.shape[2 + d] - max(0, pads[d + spatial]))
+                 for d in range(spatial))
+    y = y[(slice(None), slice(None)) + crop]
+    if b is not None:
+        y += b.astype(np.float64).reshape((1, -1) + (1,) * spatial)
     return y
 
 
@@ -236,7 +270,71 @@ def matmul_case(rng, i):
     return [node], {names[0]: a}, inits, {"gemm%d_y" % i: ref}, desc
 
 
-FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case}
+def conv_transpose_case(rng, i):
+    """ConvTranspose: groups, strides, dilations, pads, output_padding and
+    auto_pad SAME_UPPER / SAME_LOWER (whose pads the reference derives as the
+    specification says)."""
+    spatial = int(rng.choice([1, 2, 2, 2, 3]))
+    group = int(rng.choice([1, 1, 2, 3, 4]))
+    cg, fg = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    kernel = [int(rng.choice([1, 2, 3, 3, 4, 5])) for _ in range(spatial)]
+    dil = [int(rng.choice([1, 1, 2])) for _ in range(spatial)]
+    strides = [int(rng.choice([1, 2, 2, 3])) for _ in range(spatial)]
+    outpad = [int(rng.integers(0, max(strides[d], dil[d]))) if rng.random() < 0.4 else 0
+              for d in range(spatial)]
+    image = [int(rng.integers(1, 10 if spatial < 3 else 5)) for _ in range(spatial)]
+    auto_pad = str(rng.choice(["NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER"]))
+    if auto_pad == "NOTSET":
+        pads = []
+        for d in range(2 * spatial):
+            span = (kernel[d % spatial] - 1) * dil[d % spatial] + 1
+            pads.append(int(rng.integers(0, span)))
+        for d in range(spatial):  # leave at least one output
+            full = strides[d] * (image[d] - 1) + (kernel[d] - 1) * dil[d] + 1 + outpad[d]
+            while pads[d] + pads[d + spatial] >= full:
+                pads[d + spatial] = max(0, pads[d + spatial] - 1)
+                pads[d] = max(0, pads[d] - 1)
+    else:
+        pads = []
+        for d in range(spatial):
+            full = strides[d] * (image[d] - 1) + (kernel[d] - 1) * dil[d] + 1 + outpad[d]
+            total = full - image[d] * strides[d]
+            first = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads.append(first)
+        pads += [full_total - p for full_total, p in zip(
+            [strides[d] * (image[d] - 1) + (kernel[d] - 1) * dil[d] + 1 + outpad[d]
+             - image[d] * strides[d] for d in range(spatial)], pads)]
+    n = int(rng.integers(1, 3))
+    c, f = group * cg, group * fg
+    x = rng.standard_normal([n, c] + image).astype(np.float32)
+    w = rng.standard_normal([c, fg] + kernel).astype(np.float32)
+    b = rng.standard_normal([f]).astype(np.float32) if rng.random() < 0.5 else None
+    names = ["convt%d_x" % i, "convt%d_w" % i] + (["convt%d_b" % i] if b is not None else [])
+    attrs = dict(group=group, kernel_shape=kernel, strides=strides, dilations=dil)
+    if any(outpad):
+        attrs["output_padding"] = outpad
+    if auto_pad == "NOTSET":
+        attrs["pads"] = pads
+    else:
+        attrs["auto_pad"] = auto_pad
+    node = helper.make_node("ConvTranspose", names, ["convt%d_y" % i], name="convt%d" % i,
+                            **attrs)
+    inits = [numpy_helper.from_array(w, names[1])]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, names[2]))
+    ref = conv_transpose_ref(x, w, b, group, strides, dil, pads, outpad)
+    desc = ("ConvTranspose x=%s w=%s group=%d kernel=%s strides=%s dilations=%s pads=%s "
+            "output_padding=%s auto_pad=%s bias=%s"
+            % (list(x.shape), list(w.shape), group, kernel, strides, dil, pads, outpad,
+               auto_pad, b is not None))
+    return [node], {names[0]: x}, inits, {"convt%d_y" % i: ref}, desc
+
+
+FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
+            "convtranspose": conv_transpose_case}
+# Each family's generator is seeded by its fixed index here, so that adding
+# a family (at the end) leaves the others' draws alone.
+SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3}
 
 
 # ---------------------------------------------------------------------------
@@ -286,7 +384,7 @@ def run_family(name, gen, count, rng, args):
     def shape_of(k, v, symbolic):
         return (["batch%s" % k.split("_")[0]] + list(v.shape[1:])) if symbolic \
             else list(v.shape)
-    batched = name in ("conv", "pool")
+    batched = name in ("conv", "pool", "convtranspose")
     graph = helper.make_graph(
         nodes, "sweep_" + name,
         [helper.make_tensor_value_info(k, TensorProto.FLOAT,
@@ -345,7 +443,7 @@ def main(argv=None):
         if args.only and name not in args.only:
             continue
         # One generator per family, so adding a family leaves the others' draws alone.
-        rng = np.random.default_rng([args.seed, sorted(FAMILIES).index(name)])
+        rng = np.random.default_rng([args.seed, SEED_INDEX[name]])
         p, f = run_family(name, gen, args.cases, rng, args)
         passed += p
         failed += f
