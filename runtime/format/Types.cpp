@@ -119,6 +119,8 @@ uint64_t packedByteSize(DType t, uint64_t count) {
 
 void unpackElements(DType t, const uint8_t *packed, uint64_t count,
                     uint8_t *out) {
+  if (count == 0)
+    return; // an empty tensor's buffers may be null, which memcpy forbids
   uint32_t bits = dtypePackedBits(t);
   if (bits >= 8) {
     std::memcpy(out, packed, count * (bits / 8));
