@@ -223,14 +223,9 @@ bool buildRMSNormalization(const Call &c, onnx::FunctionBuilder &b,
     error = "the rank of X must be known";
     return false;
   }
-  int64_t axis = c.attr.i("axis", -1);
-  if (axis < -rank || axis >= rank) {
-    error = "axis " + std::to_string(axis) + " is out of range for rank " +
-            std::to_string(rank);
+  int64_t axis;
+  if (!axisAttribute(c, "axis", -1, rank, axis, error))
     return false;
-  }
-  if (axis < 0)
-    axis += rank;
   std::vector<int64_t> axes;
   for (int64_t d = axis; d < rank; ++d)
     axes.push_back(d);
