@@ -232,18 +232,22 @@ def test_compile_invalid_onnx(tmp_path):
 
 
 def test_compile_unsupported_op(tmp_path):
-    node = helper.make_node("Hardmax", ["x"], ["y"], name="hardmax_0")
+    # An op of a domain Tessel has no handlers for stays unsupported however
+    # many ONNX ops are added.
+    node = helper.make_node("Frobnicate", ["x"], ["y"], name="frob_0",
+                            domain="com.example")
     graph = helper.make_graph(
         [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
     model.ir_version = 8
-    path = str(tmp_path / "hardmax.onnx")
+    path = str(tmp_path / "frob.onnx")
     onnx.save(model, path)
-    with expect_error("COMPILE_ERROR", path, "node 'hardmax_0' (Hardmax)",
-                      "unsupported op 'Hardmax'"):
-        tessel.compile(path, str(tmp_path / "hardmax.tsl"))
-    assert not os.path.exists(tmp_path / "hardmax.tsl")
+    with expect_error("COMPILE_ERROR", path, "node 'frob_0' (Frobnicate)",
+                      "unsupported op 'com.example.Frobnicate'"):
+        tessel.compile(path, str(tmp_path / "frob.tsl"))
+    assert not os.path.exists(tmp_path / "frob.tsl")
 
 
 def test_compile_unknown_option_and_target(mlp):
