@@ -117,7 +117,7 @@ check_case compile_garbage_onnx tessel-compile "$PARSE_WORDS" -- \
 new_case compile_unsupported_op
 cp "$GEN/unsupported/model.onnx" "$WORK/compile_unsupported_op/model.onnx"
 check_case compile_unsupported_op tessel-compile \
-  'my_node|||Hardmax|||unsupported|not supported|no support|cannot' -- \
+  'my_node|||Frobnicate|||unsupported|not supported|no support|cannot' -- \
   "$COMPILE" model.onnx -o out.tsl
 
 # (d) external data outside the model folder (the file exists: only the path is wrong).

@@ -7,7 +7,7 @@
         OUT_DIR/valid/input_wrong_shape.npy float32 [2,65]
         OUT_DIR/valid/input_int64.npy       int64 [2,64]
         OUT_DIR/garbage/model.onnx          bytes that are no protobuf
-        OUT_DIR/unsupported/model.onnx      Relu -> Hardmax (node "my_node")
+        OUT_DIR/unsupported/model.onnx      Relu -> com.example Frobnicate (node "my_node")
         OUT_DIR/escape/model/model.onnx     initializer "w" with external data at
                                             location "../outside.bin"
         OUT_DIR/escape/outside.bin          that file, present and of the right
@@ -59,14 +59,16 @@ def make_all(out):
     with open(os.path.join(out, "garbage", "model.onnx"), "wb") as f:
         f.write(b"this is not an ONNX model\n" + bytes(rng.integers(0, 256, 512, dtype=np.uint8)))
 
-    # unsupported op
+    # unsupported op: one of a domain Tessel has no handlers for, which stays
+    # unsupported however many ONNX ops are added
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-         helper.make_node("Hardmax", ["r"], ["y"], name="my_node", axis=-1)],
+         helper.make_node("Frobnicate", ["r"], ["y"], name="my_node", domain="com.example")],
         "unsupported",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
-    _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+    _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                helper.make_opsetid("com.example", 1)]),
           os.path.join(out, "unsupported", "model.onnx"))
 
     # external data that leaves the model folder
