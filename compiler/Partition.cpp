@@ -70,6 +70,13 @@ private:
   /// The elements of `v` when it is a small int64 model input, read on the
   /// host with `plan.input_values` (which folds away if unused).
   std::optional<SmallVector<Value>> inputElements(Value v);
+  /// The elements of a shape operand `v` that only kernels compute (a
+  /// Resize's size from float scales, a NonZero's count): read back from
+  /// its tensor with `plan.tensor_values` when it is a small int64 one.
+  std::optional<SmallVector<Value>> computedElements(Value v, Operation *user);
+  /// hostElements, else inputElements, else computedElements: the elements
+  /// of a value that gives extents.
+  std::optional<SmallVector<Value>> shapeElements(Value v, Operation *user);
   /// Evaluates `op` on host values when it can (its results become host
   /// values); false when it has to run as a kernel.
   bool evaluateOnHost(Operation *op);
@@ -180,9 +187,9 @@ Partitioner::resultDims(Operation *op,
       operands.push_back(inner->lookup(v));
       continue;
     }
-    elements.push_back(hostElements(v));
-    if (!elements.back() && contract.isShapeOperand(use.getOperandNumber()))
-      elements.back() = inputElements(v);
+    elements.push_back(contract.isShapeOperand(use.getOperandNumber())
+                           ? shapeElements(v, op)
+                           : hostElements(v));
     if (elements.back()) {
       // A host value has static extents; it needs no tensor for them.
       auto type = cast<RankedTensorType>(v.getType());
@@ -265,6 +272,31 @@ std::optional<SmallVector<Value>> Partitioner::inputElements(Value v) {
                         builder.getIndexType()),
       input);
   return SmallVector<Value>(read.getValues());
+}
+
+std::optional<SmallVector<Value>>
+Partitioner::computedElements(Value v, Operation *user) {
+  if (!isHostType(v.getType()) ||
+      cast<RankedTensorType>(v.getType()).getRank() > 1)
+    return std::nullopt;
+  FailureOr<Value> tensor = planValue(v, user);
+  if (failed(tensor))
+    return std::nullopt;
+  auto read = plan::TensorValuesOp::create(
+      builder, v.getLoc(),
+      SmallVector<Type>(cast<RankedTensorType>(v.getType()).getNumElements(),
+                        builder.getIndexType()),
+      *tensor);
+  return hostValues[v] = SmallVector<Value>(read.getValues());
+}
+
+std::optional<SmallVector<Value>> Partitioner::shapeElements(Value v,
+                                                             Operation *user) {
+  if (std::optional<SmallVector<Value>> e = hostElements(v))
+    return e;
+  if (std::optional<SmallVector<Value>> e = inputElements(v))
+    return e;
+  return computedElements(v, user);
 }
 
 /// Whether every use of `v` is a shape operand (a Reshape's or Expand's
@@ -440,14 +472,12 @@ LogicalResult Partitioner::lowerView(Operation *op) {
     // The target: a host value computed from shapes, or an input whose
     // values the runtime reads from its host copy.
     SmallVector<Value> target;
-    if (std::optional<SmallVector<Value>> e = hostElements(shape)) {
-      target = *e;
-    } else if (std::optional<SmallVector<Value>> e = inputElements(shape)) {
+    if (std::optional<SmallVector<Value>> e = shapeElements(shape, op)) {
       target = *e;
     } else {
       return op->emitError() << describeLoc(op->getLoc())
-                            << ": the target shape must be a graph input or "
-                               "computed from shapes and constants";
+                            << ": the target shape must be a small int64 "
+                               "tensor of static shape";
     }
     auto reshaped = plan::ReshapeDimsOp::create(
         builder, op->getLoc(), dimsOf(source), target, reshape.getAllowzero());

@@ -100,7 +100,9 @@ private:
   DenseMap<Operation *, uint32_t> kernelOf; ///< kernel func -> its index
   std::set<std::string> usedSymbols;
   uint32_t currentRegion = 0; ///< where steps go
-
+  /// Whether a step reads a buffer back (BufferValues): then the steps of
+  /// region 0 say when it runs, even without control flow.
+  bool readsBack = false;
 };
 
 } // namespace
@@ -463,6 +465,17 @@ LogicalResult PlanSerializer::addOp(Operation &op) {
       (*s)->input = cast<BlockArgument>(read.getInput()).getArgNumber();
     return success(succeeded(s));
   }
+  if (auto read = dyn_cast<plan::TensorValuesOp>(op)) {
+    auto view = views.find(read.getTensor());
+    if (view == views.end())
+      return read.emitError("internal compiler error: operand has no buffer");
+    FailureOr<ShapeInstr *> s =
+        addShapeOp(read, ShapeInstr::Kind::BufferValues, {});
+    if (succeeded(s))
+      (*s)->buffer = view->second.buffer;
+    readsBack = true;
+    return success(succeeded(s));
+  }
   if (auto reshape = dyn_cast<plan::ReshapeDimsOp>(op)) {
     SmallVector<Value> operands(reshape.getSource());
     llvm::append_range(operands, reshape.getValues());
@@ -612,9 +625,10 @@ LogicalResult PlanSerializer::run() {
   artifact.regions.emplace_back(); // the top level
   if (failed(addBlock(plan.getBody().front(), 0)))
     return failure();
-  // Without control flow, the implicit order (shape program, host values,
-  // launches) is equivalent, and older runtimes read the artifact.
-  if (artifact.controlOps.empty())
+  // Without control flow or values read back from kernels, the implicit
+  // order (shape program, host values, launches) is equivalent, and older
+  // runtimes read the artifact.
+  if (artifact.controlOps.empty() && !readsBack)
     artifact.regions.clear();
   return success();
 }

@@ -54,8 +54,8 @@ runtimeAxisFlags(Operation *op, OpBuilder &b, const ShapeOperands &operands,
                  SmallVectorImpl<ShapeAssumption> &assumptions) {
   std::optional<ArrayRef<Value>> axes = operands.values(index);
   if (!axes)
-    return op->emitOpError("needs the values of its axes operand (a graph "
-                           "input, a constant or computed from shapes)");
+    return op->emitOpError("needs the values of its axes operand (an int64 "
+                           "tensor of static length)");
   ShapeBuilder s(b, op->getLoc());
   SmallVector<Value> flags = reducedDimFlags(b, op->getLoc(), *axes, rank);
   Value named = s.constant(0);

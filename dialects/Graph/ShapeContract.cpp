@@ -550,8 +550,8 @@ LogicalResult SplitOp::reifyShapeContract(
     sizes = operands.values(1);
     if (!sizes)
       return emitError() << describeLoc(getLoc())
-                         << ": the split sizes must be constants, a model "
-                            "input or computed from shapes";
+                         << ": the split sizes must be an int64 tensor of "
+                            "static length (at most 64 values)";
   }
   Value chunk = sizes ? Value() : s.ceilDiv(n, s.constant(parts));
   Value total = s.constant(0);
@@ -593,8 +593,8 @@ LogicalResult ExpandOp::reifyShapeContract(
   std::optional<ArrayRef<Value>> values = operands.values(1);
   if (!values)
     return emitError() << describeLoc(getLoc())
-                       << ": the target shape must be a constant, a model "
-                          "input or computed from shapes";
+                       << ": the target shape must be an int64 tensor of "
+                          "static length (at most 64 values)";
   RankedTensorType in = typeOf(getInput());
   int64_t count = values->size(), rank = std::max(in.getRank(), count);
   Dims dims(rank);
@@ -651,8 +651,7 @@ LogicalResult RangeOp::reifyShapeContract(
                        << ": the extent of a Range of "
                        << type.getElementType()
                        << " needs its start, limit and delta as int64 "
-                          "constants, model inputs or values computed from "
-                          "shapes";
+                          "scalars";
   // max(ceil((limit - start) / delta), 0); a zero delta is a run-time
   // error of the shape program (division by zero).
   Value count = s.ceilDiv(s.sub((*limit)[0], (*start)[0]), (*delta)[0]);
@@ -669,8 +668,8 @@ LogicalResult ConstantOfShapeOp::reifyShapeContract(
   std::optional<ArrayRef<Value>> values = operands.values(0);
   if (!values)
     return emitError() << describeLoc(getLoc())
-                       << ": the shape must be a constant, a model input or "
-                          "computed from shapes";
+                       << ": the shape must be an int64 tensor of static "
+                          "length (at most 64 values)";
   addCheckedResult(s, getResult(), Dims(values->begin(), values->end()),
                    results, assumptions);
   return success();
@@ -686,8 +685,8 @@ LogicalResult SliceOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &ope
                                  ends = operands.values(2);
   if (!starts || !ends)
     return emitError() << describeLoc(getLoc())
-                       << ": the slice bounds must be constants, model "
-                          "inputs or computed from shapes";
+                       << ": the slice bounds must be int64 tensors of "
+                          "static length (at most 64 values)";
   Dims dims = operands[0];
   for (auto [i, axis, step] : llvm::enumerate(getAxes(), getSteps()))
     dims[axis] = sliceRange(b, getLoc(), operands[0][axis], (*starts)[i],

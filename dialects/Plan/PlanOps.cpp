@@ -170,6 +170,18 @@ LogicalResult InputValuesOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// TensorValuesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorValuesOp::verify() {
+  auto type = cast<RankedTensorType>(getTensor().getType());
+  if (static_cast<int64_t>(getValues().size()) != type.getNumElements())
+    return emitOpError("has ") << getValues().size() << " results for "
+                               << type.getNumElements() << " elements";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // HostValuesOp
 //===----------------------------------------------------------------------===//
 

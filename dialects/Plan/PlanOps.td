@@ -141,6 +141,26 @@ def Plan_InputValuesOp : Plan_Op<"input_values", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Plan_TensorValuesOp : Plan_Op<"tensor_values", [Pure]> {
+  let summary = "The elements of a small int64 tensor, read back on the host";
+  let description = [{
+    Reads the elements of a tensor that a dispatch computed (an i64 tensor
+    of static shape, one result per element) into the shape program when
+    the plan reaches it: a data-dependent extent (a Resize's output size
+    from float scales, the count of a NonZero) or a shape operand computed
+    by kernels. The runtime waits for the tensor's producer, so the read is
+    a synchronization point on a GPU.
+
+    ```mlir
+    %a, %b = plan.tensor_values %t : tensor<2xi64> -> index, index
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I64]>:$tensor);
+  let results = (outs Variadic<Index>:$values);
+  let assemblyFormat = "$tensor attr-dict `:` type($tensor) `->` type($values)";
+  let hasVerifier = 1;
+}
+
 def Plan_HostValuesOp : Plan_Op<"host_values", [Pure]> {
   let summary = "A small int64 tensor of values computed on the host";
   let description = [{

@@ -33,7 +33,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 3;
+constexpr uint32_t kFormatVersionMinor = 4;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -183,6 +183,13 @@ struct ShapeOp {
     /// int64 tensor of static shape [results.size()] (or a scalar when there
     /// is one result). No operands.
     InputValues = 16,
+    /// results[i] = element i of buffer `buffer`, an int64 buffer of static
+    /// shape with results.size() elements that an earlier launch of the
+    /// same or an enclosing region wrote, read back from the device when
+    /// the step runs (format 3.4: a data-dependent extent, or a shape
+    /// operand that kernels compute). No operands. Only in a plan with
+    /// regions, where the steps say when it runs.
+    BufferValues = 17,
     /// ONNX Reshape: operands = the source dims, then one target value per
     /// result; 0 copies the source dim at its position (a literal 0 when
     /// `allowZero`), one -1 is inferred from the element count, and the
@@ -197,6 +204,7 @@ struct ShapeOp {
   Shape operands;
   Shape results;
   uint32_t input = 0;     ///< InputValues: index into Artifact::inputs
+  uint32_t buffer = 0;    ///< BufferValues: index into Artifact::buffers
   bool allowZero = false; ///< Reshape: ONNX Reshape's allowzero
   std::string onnxNode;   ///< the ONNX node whose shape this computes
   std::string onnxOp;     ///< its op type

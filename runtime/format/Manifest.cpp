@@ -30,9 +30,10 @@
 //   Kernel    = string symbol, string onnxNode, string onnxOp
 //   Launch    = u32 kernel, list<(u32 buffer, Shape shape)> args,
 //               Shape workSize
-//   ShapeOp   = u32 kind, Shape operands, Shape results, u32 input,
-//               u8 allowZero (0 or 1), string onnxNode, string onnxOp,
-//               string message
+//   ShapeOp   = u32 kind, Shape operands, Shape results, u32 source
+//               (InputValues: the input; BufferValues (3.4): the buffer;
+//               else 0), u8 allowZero (0 or 1), string onnxNode,
+//               string onnxOp, string message
 //   HostValues = u32 buffer, Shape values
 //   Region    = list<Step> steps, list<(u32 buffer, Shape shape)> yields
 //   Step      = u32 kind, u32 index
@@ -404,6 +405,8 @@ private:
         return false;
       }
       op.allowZero = allowZero != 0;
+      if (op.kind == ShapeOp::Kind::BufferValues)
+        std::swap(op.buffer, op.input); // the source slot names a buffer
     }
     return true;
   }
@@ -572,7 +575,7 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
       w.u32(static_cast<uint32_t>(op.kind));
       writeShape(w, op.operands);
       writeShape(w, op.results);
-      w.u32(op.input);
+      w.u32(op.kind == ShapeOp::Kind::BufferValues ? op.buffer : op.input);
       w.u8(op.allowZero ? 1 : 0);
       w.string(op.onnxNode);
       w.string(op.onnxOp);

@@ -163,6 +163,8 @@ private:
       return name = "Lt", true;
     case ShapeOp::Kind::InputValues:
       return name = "InputValues", true;
+    case ShapeOp::Kind::BufferValues:
+      return name = "BufferValues", true;
     case ShapeOp::Kind::Reshape:
       return name = "Reshape", true;
     case ShapeOp::Kind::CheckEq:
@@ -205,6 +207,9 @@ private:
       if (op.kind != ShapeOp::Kind::InputValues && op.input != 0)
         return fail(what, "sets an input (" + std::to_string(op.input) +
                               "), but only InputValues reads one");
+      if (op.kind != ShapeOp::Kind::BufferValues && op.buffer != 0)
+        return fail(what, "sets a buffer (" + std::to_string(op.buffer) +
+                              "), but only BufferValues reads one");
       if (op.kind != ShapeOp::Kind::Reshape && op.allowZero)
         return fail(what, "sets allowZero, which only Reshape has");
       for (size_t j = 0; j < op.operands.size(); ++j) {
@@ -271,6 +276,34 @@ private:
                               "] (one value per result), not " +
                               dtypeName(sig.dtype) + " " +
                               formatShape(sig.shape));
+      return true;
+    }
+    case ShapeOp::Kind::BufferValues: {
+      if (!counts(what, op, 0, op.results.size()))
+        return false;
+      // Only the steps of regions say when it runs: in the implicit order
+      // the whole shape program runs before any launch.
+      if (a.regions.empty())
+        return fail(what, "reads a buffer back, which needs the steps of "
+                          "regions (format 3.2) to run after its producer");
+      if (op.buffer >= a.buffers.size())
+        return fail(what, "refers to buffer " + std::to_string(op.buffer) +
+                              ", but there are " +
+                              std::to_string(a.buffers.size()) + " buffers");
+      const Buffer &b = a.buffers[op.buffer];
+      uint64_t elements = 0;
+      bool staticShape =
+          symbolsOf(b.shape).empty() && staticProduct(b.shape, elements);
+      if ((b.kind != Buffer::Kind::Transient &&
+           b.kind != Buffer::Kind::Output) ||
+          b.dtype != DType::I64 ||
+          !staticShape || elements != op.results.size())
+        return fail(what, "buffer " + std::to_string(op.buffer) +
+                              " must be a transient or output int64 buffer of " +
+                              std::to_string(op.results.size()) +
+                              " elements (one value per result), not " +
+                              dtypeName(b.dtype) + " " +
+                              formatShape(b.shape));
       return true;
     }
     case ShapeOp::Kind::Reshape: {
@@ -447,7 +480,9 @@ private:
                               std::to_string(a.buffers.size()) + " buffers");
       const Buffer &b = a.buffers[h.buffer];
       uint64_t elements = 0;
-      if (b.kind != Buffer::Kind::Transient || b.dtype != DType::I64 ||
+      if ((b.kind != Buffer::Kind::Transient &&
+           b.kind != Buffer::Kind::Output) ||
+          b.dtype != DType::I64 ||
           !symbolsOf(b.shape).empty() || !staticProduct(b.shape, elements) ||
           elements != h.values.size())
         return fail(what, "buffer " + std::to_string(h.buffer) +

@@ -323,7 +323,7 @@ private:
   bool scope(const std::vector<Region> &regions, uint32_t index,
              ScopedSymbols &bound, size_t depth) {
     reached[index] = true;
-    size_t mark = bound.mark();
+    size_t mark = bound.mark(), launchedMark = launched.mark();
     const Region &region = regions[index];
     for (size_t j = 0; j < region.steps.size(); ++j) {
       const Step &step = region.steps[j];
@@ -339,6 +339,11 @@ private:
                 shapeOpName(step.index) + " operand " + std::to_string(k),
                 "symbol " + quoted(d.symbol) + " is not bound " + where);
         }
+        if (op.kind == ShapeOp::Kind::BufferValues &&
+            !launched.has(std::to_string(op.buffer)))
+          return fail(shapeOpName(step.index),
+                      "reads buffer " + std::to_string(op.buffer) +
+                          ", which no launch before it writes " + where);
         bound.bindAll(op.results);
         break;
       }
@@ -354,10 +359,12 @@ private:
         std::string what = "launch " + std::to_string(step.index) +
                            " (kernel " + quoted(a.kernels[l.kernel].symbol) +
                            ")";
-        for (size_t k = 0; k < l.args.size(); ++k)
+        for (size_t k = 0; k < l.args.size(); ++k) {
           if (!boundView(what + " argument " + std::to_string(k), l.args[k],
                          bound, where))
             return false;
+          launched.bind(std::to_string(l.args[k].buffer));
+        }
         if (!boundView(what + " work size", {kNoBuffer, l.workSize}, bound,
                        where))
           return false;
@@ -376,8 +383,10 @@ private:
                      "at the end of region " + std::to_string(index)))
         return false;
     // Region 0's bindings are what the outputs are resolved against.
-    if (index != 0)
+    if (index != 0) {
       bound.restore(mark);
+      launched.restore(launchedMark);
+    }
     return true;
   }
 
@@ -445,6 +454,9 @@ private:
   std::vector<size_t> regionOwner;
   /// Whether scopes() reached each region.
   std::vector<bool> reached;
+  /// The buffers (as decimal strings) that a launch reached so far in the
+  /// walk takes as an argument: what a BufferValues may read.
+  ScopedSymbols launched;
 };
 
 } // namespace

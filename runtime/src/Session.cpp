@@ -157,22 +157,34 @@ Status Session::bindAll(const size_t *skip, bool freshOnly,
   return Status::ok();
 }
 
-Status Session::runShapeOp(uint32_t index, SymbolBindings &bindings) const {
+Status Session::runShapeOp(uint32_t index, SymbolBindings &bindings) {
   const format::Artifact &model = image->model();
   const format::ShapeOp &op = model.shapeProgram[index];
+  std::vector<int64_t> values(op.results.size());
+  const uint64_t bytes = values.size() * sizeof(int64_t);
+  if (op.kind == format::ShapeOp::Kind::BufferValues) {
+    // validate() made the buffer int64 with one element per result and
+    // written by a launch before this step; wait for that launch.
+    TESSEL_RETURN_IF_ERROR(placeBuffer(op.buffer, bindings));
+    if (bytes) {
+      TESSEL_RETURN_IF_ERROR(
+          device->copyToHost(values.data(), buffers[op.buffer].ptr, bytes));
+      TESSEL_RETURN_IF_ERROR(device->synchronize());
+    }
+    return bindings.evaluate(op, {}, values);
+  }
   if (op.kind != format::ShapeOp::Kind::InputValues)
     return bindings.evaluate(op);
   // validate() made the input int64 of a static shape with one element per
   // result, and setInput() checked the data against that shape.
   const Input &in = inputs[op.input];
-  std::vector<int64_t> values(op.results.size());
-  if (in.bytes != values.size() * sizeof(int64_t))
+  if (in.bytes != bytes)
     return invalidArtifact(
         "shape op InputValues reads " + std::to_string(values.size()) +
         " values of input '" + model.inputs[op.input].name + "', which has " +
         std::to_string(in.bytes) + " bytes");
-  if (!values.empty())
-    std::memcpy(values.data(), in.ptr(), values.size() * sizeof(int64_t));
+  if (bytes)
+    std::memcpy(values.data(), in.ptr(), bytes);
   return bindings.evaluate(op, model.inputs[op.input].name, values);
 }
 

@@ -154,8 +154,9 @@ private:
   /// `bindings`.
   Status runRegion(uint32_t index, SymbolBindings &bindings);
   /// Evaluates shape instruction `index`, reading the host copy of the
-  /// input an InputValues instruction names.
-  Status runShapeOp(uint32_t index, SymbolBindings &bindings) const;
+  /// input an InputValues instruction names, or the device buffer a
+  /// BufferValues instruction names (after the work that writes it).
+  Status runShapeOp(uint32_t index, SymbolBindings &bindings);
   /// Writes host values entry `index` (integers the shape program
   /// computed, e.g. a Slice's bounds) into its buffer.
   Status writeHostValues(uint32_t index, const SymbolBindings &bindings);

@@ -140,6 +140,8 @@ const char *kindName(Kind kind) {
     return "Lt";
   case Kind::InputValues:
     return "InputValues";
+  case Kind::BufferValues:
+    return "BufferValues";
   case Kind::Reshape:
     return "Reshape";
   case Kind::CheckEq:
@@ -292,14 +294,17 @@ Status SymbolBindings::evaluate(const format::ShapeOp &op,
                              str(operands[1]));
     return Status::ok();
 
-  case Kind::InputValues: {
+  case Kind::InputValues:
+  case Kind::BufferValues: {
     if (!op.operands.empty() || inputValues.size() != op.results.size())
       break;
-    std::string what = "input '" + input + "'";
-    std::string by =
-        "the values of " + what + " (" + formatDims(inputValues) + ")";
-    return bindOrCheck(op.results, inputValues, prefix, by, by, input,
-                       [&](size_t i) {
+    bool fromInput = op.kind == Kind::InputValues;
+    std::string what =
+        fromInput ? "input '" + input + "'" : "the values it computed";
+    std::string by = (fromInput ? "the values of " : "") + what + " (" +
+                     formatDims(inputValues) + ")";
+    return bindOrCheck(op.results, inputValues, prefix, by, by,
+                       fromInput ? input : std::string(), [&](size_t i) {
                          return what + ": value " + std::to_string(i) + " is " +
                                 str(inputValues[i]) + ", but the model needs " +
                                 str(op.results[i].value);

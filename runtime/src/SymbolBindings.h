@@ -33,7 +33,9 @@ public:
   /// computes its results and binds each result symbol not bound yet, or
   /// checks a bound or static one against it. For InputValues, `input` is
   /// the name of input `op.input` and `inputValues` its int64 values (the
-  /// session's host copy; validate() made their count the result count).
+  /// session's host copy; validate() made their count the result count);
+  /// for BufferValues, `inputValues` are the values read back from the
+  /// buffer.
   /// Errors are INVALID_ARGUMENT naming the ONNX node and op, the op's
   /// message and the values ("node 'add_1' (Add): dim 1 of A and B: 3 vs
   /// 2"); arithmetic is checked (overflow and division by zero are errors).

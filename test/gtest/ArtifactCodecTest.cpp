@@ -237,6 +237,21 @@ TEST(ArtifactCodec, ShapeProgramRoundTrips) {
   EXPECT_TRUE(out.shapeProgram[1].allowZero);
 }
 
+TEST(ArtifactCodec, BufferValuesKeepTheirBuffer) {
+  Artifact in = test::readbackModel({false, false, false, false});
+  std::vector<uint8_t> bytes = serialize(in);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
+  ASSERT_EQ(out.shapeProgram.size(), 1u);
+  EXPECT_EQ(out.shapeProgram[0].kind, ShapeOp::Kind::BufferValues);
+  EXPECT_EQ(out.shapeProgram[0].buffer, 1u);
+  EXPECT_EQ(out.shapeProgram[0].input, 0u);
+  expectSameShape(out.shapeProgram[0].results, in.shapeProgram[0].results);
+  ASSERT_EQ(out.regions.size(), 1u);
+  EXPECT_EQ(out.regions[0].steps.size(), 3u);
+}
+
 TEST(ArtifactCodec, HostValuesRoundTripAndAreWrittenOnlyWhenUsed) {
   Artifact in = test::reshapeModel({false, false, false, false});
   std::vector<uint8_t> without = serialize(in);
@@ -452,7 +467,8 @@ TEST(ManifestFields, UnknownRequiredFieldIsRejected) {
   fields.push_back(Field{0x80000010, {1, 2, 3}});
   EXPECT_EQ(manifestError(joinFields(fields)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.3): the artifact needs a newer runtime");
+            "runtime (format 3." + std::to_string(kFormatVersionMinor) +
+                "): the artifact needs a newer runtime");
   fields = sampleFields();
   fields.insert(fields.begin(), Field{0x80000000, {}}); // id 0 is unknown
   EXPECT_THAT(manifestError(joinFields(fields)),
@@ -578,7 +594,8 @@ TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   required.insert(required.end(), field.begin(), field.end());
   EXPECT_EQ(decodeError(withManifest(f, required)),
             "manifest field 0x80000010 is required but unknown to this "
-            "runtime (format 3.3): the artifact needs a newer runtime");
+            "runtime (format 3." + std::to_string(kFormatVersionMinor) +
+                "): the artifact needs a newer runtime");
 }
 
 TEST(ArtifactCodec, RejectsTruncationAndTrailingData) {

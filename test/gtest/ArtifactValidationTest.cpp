@@ -898,12 +898,63 @@ TEST(Validation, InputValuesOfAScalarOrOfOneValue) {
   EXPECT_THAT(error, HasSubstr("must be int64 of static shape [0]"));
 }
 
+TEST(Validation, BufferValuesReadWhatAnEarlierLaunchWrote) {
+  std::string error;
+  Artifact a = test::readbackModel({false, false, false, false});
+  EXPECT_TRUE(validate(a, error)) << error;
+  struct {
+    const char *name;
+    std::function<void(Artifact &)> breakIt;
+    const char *message;
+  } cases[] = {
+      {"NoRegions", [](Artifact &b) { b.regions.clear(); },
+       "shape op 0 (BufferValues of node 'Resize_0'): reads a buffer back, "
+       "which needs the steps of regions (format 3.2) to run after its "
+       "producer"},
+      {"BeforeItsProducer",
+       [](Artifact &b) {
+         std::swap(b.regions[0].steps[0], b.regions[0].steps[1]);
+       },
+       "shape op 0 (BufferValues of node 'Resize_0'): reads buffer 1, which "
+       "no launch before it writes at step 0 of region 0"},
+      {"BufferOutOfRange", [](Artifact &b) { b.shapeProgram[0].buffer = 9; },
+       "shape op 0 (BufferValues of node 'Resize_0'): refers to buffer 9, but "
+       "there are 3 buffers"},
+      {"NotInt64", [](Artifact &b) { b.buffers[1].dtype = DType::F32; },
+       "shape op 0 (BufferValues of node 'Resize_0'): buffer 1 must be a "
+       "transient or output int64 buffer of 8 elements (one value per "
+       "result), not float32 [8]"},
+      {"AnInput", [](Artifact &b) { b.shapeProgram[0].buffer = 0; },
+       "buffer 0 must be a transient or output int64 buffer of 8 elements"},
+      {"ElementCountIsNotTheResultCount",
+       [](Artifact &b) { b.shapeProgram[0].results.pop_back(); },
+       "buffer 1 must be a transient or output int64 buffer of 7 elements "
+       "(one value per result), not int64 [8]"},
+      {"BufferSetOnAnotherKind",
+       [](Artifact &b) {
+         b.shapeProgram.push_back(
+             arithmetic(ShapeOp::Kind::Add, {sym("n"), lit(1)}, {sym("m")}));
+         b.shapeProgram.back().buffer = 1;
+         b.regions[0].steps.push_back({format::Step::Kind::Shape, 1});
+       },
+       "sets a buffer (1), but only BufferValues reads one"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE(c.name);
+    Artifact b = test::readbackModel({false, false, false, false});
+    c.breakIt(b);
+    EXPECT_FALSE(validate(b, error));
+    EXPECT_THAT(error, HasSubstr(c.message));
+  }
+}
+
 TEST(Validation, ValidModelsPass) {
   std::string error;
   EXPECT_TRUE(validate(base(), error)) << error;
   EXPECT_TRUE(validate(test::weightModel(), error)) << error;
   EXPECT_TRUE(validate(test::probeModel(), error)) << error;
   EXPECT_TRUE(validate(test::reshapeModel(), error)) << error;
+  EXPECT_TRUE(validate(test::readbackModel(), error)) << error;
   EXPECT_TRUE(validate(test::ifModel(), error)) << error;
   EXPECT_TRUE(validate(test::loopModel(), error)) << error;
   EXPECT_TRUE(validate(test::nestedModel(), error)) << error;

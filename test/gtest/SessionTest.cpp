@@ -17,6 +17,7 @@
 
 using namespace tessel;
 using ::testing::ElementsAre;
+using ::testing::Each;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -461,6 +462,35 @@ TEST_F(SessionTest, ShapeProgramErrorsNameTheNodeAndTheValues) {
   ASSERT_OK(setInts("shape", {2, 3, 4}));
   ASSERT_OK(tessel_session_run(session));
   EXPECT_THAT(probedSizes(), ElementsAre(2, 3, 4));
+}
+
+TEST_F(SessionTest, BufferValuesReadBackWhatALaunchWrote) {
+  // z's extents are values launch 0 computed (x's sizes, as the probe
+  // wrote them), read back between the launches.
+  open(test::readbackModel());
+  for (int64_t n : {5, 3}) {
+    SCOPED_TRACE(n);
+    ASSERT_OK(setFloats("x", {2, n, 4}, std::vector<float>(8 * n, 1.0f)));
+    ASSERT_OK(tessel_session_run(session));
+    tessel_tensor_view_t view;
+    ASSERT_OK(tessel_session_get_output(session, "z", &view));
+    EXPECT_THAT(std::vector<int64_t>(view.dims, view.dims + view.rank),
+                ElementsAre(n, 4));
+    ASSERT_EQ(view.data_bytes, size_t(4 * n) * sizeof(int64_t));
+    const int64_t *z = static_cast<const int64_t *>(view.data);
+    EXPECT_THAT(std::vector<int64_t>(z, z + 4 * n), Each(0));
+  }
+}
+
+TEST_F(SessionTest, BufferValuesAreCheckedAgainstStaticResults) {
+  format::Artifact model = test::readbackModel();
+  model.shapeProgram[0].results[1] = {3, ""};
+  open(model);
+  ASSERT_OK(setFloats("x", {2, 5, 4}, std::vector<float>(40, 1.0f)));
+  Result r = take(tessel_session_run(session));
+  EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "node 'Resize_0' (Resize): the values it computed: "
+                       "value 1 is 2, but the model needs 3");
 }
 
 TEST_F(SessionTest, InputValuesOfAScalar) {

@@ -175,6 +175,37 @@ format::Artifact reshapeModel(Targets targets) {
   return a;
 }
 
+format::Artifact readbackModel(Targets targets) {
+  format::Artifact a;
+  a.producer = "tessel-tests";
+  a.modelName = "readback";
+  Shape in = {lit(2), sym("n"), lit(4)};
+  Shape probe = {lit(8)};
+  Shape out = {sym("v.2"), sym("v.3")};
+  a.buffers = {buffer(Buffer::Kind::Input, in),
+               buffer(Buffer::Kind::Transient, probe, DType::I64),
+               buffer(Buffer::Kind::Output, out, DType::I64)};
+  a.inputs = {{"x", DType::F32, in, 0}};
+  a.outputs = {{"z", DType::I64, out, 2}};
+  a.kernels = {{"abi_probe", "Probe_0", "Probe"}, {"zero_i64", "Zero_0", "Zero"}};
+  a.plan = {{0, {{0, in}, {1, probe}}, {}}, {1, {{2, out}}, {}}};
+  format::ShapeOp read;
+  read.kind = format::ShapeOp::Kind::BufferValues;
+  read.buffer = 1;
+  for (int k = 0; k < 8; ++k)
+    read.results.push_back(k == 1 ? lit(2) : sym("v." + std::to_string(k)));
+  read.onnxNode = "Resize_0";
+  read.onnxOp = "Resize";
+  a.shapeProgram = {read};
+  format::Region top;
+  top.steps = {{format::Step::Kind::Launch, 0},
+               {format::Step::Kind::Shape, 0},
+               {format::Step::Kind::Launch, 1}};
+  a.regions = {top};
+  addBinaries(a, targets);
+  return a;
+}
+
 namespace {
 
 format::Step step(format::Step::Kind kind, uint32_t index) {

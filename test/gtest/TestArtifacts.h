@@ -18,6 +18,13 @@
 //                node 'Reshape_0') into [r.d0, r.d1, r.d2], the view the
 //                probe kernel gets; p as in probeModel
 //
+//   readbackModel: input x: f32[2, n, 4]; launch 0 (abi_probe) writes the
+//                descriptor of x into the transient p: i64[8]; shape op 0
+//                (BufferValues of node 'Resize_0', format 3.4) reads p back
+//                into v.0..v.7 (v.1 static 2, checked); launch 1
+//                (zero_i64) zeroes the output z: i64[v.2, v.3] = [n, 4].
+//                Region 0's steps: launch 0, shape op 0, launch 1.
+//
 //   tileModel:   input x: i64[rows, cols] (only its shape matters); output
 //                ids: i64[rows, cols] = zero_i64 (one workgroup), then
 //                tile_ids over a 2-D grid (format 3.3): axis x over the
@@ -72,6 +79,7 @@ format::Artifact addModel(Targets targets = {});
 format::Artifact weightModel(Targets targets = {});
 format::Artifact probeModel(Targets targets = {});
 format::Artifact reshapeModel(Targets targets = {});
+format::Artifact readbackModel(Targets targets = {});
 format::Artifact ifModel(Targets targets = {});
 format::Artifact loopModel(Targets targets = {});
 format::Artifact nestedModel(Targets targets = {});

@@ -154,3 +154,11 @@ func.func @loop_body_dims(%n: tensor<i64>, %a: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %y : tensor<?xf32>
 }
+
+// -----
+
+func.func @tensor_values_count(%s: tensor<3xi64>) -> index {
+  // expected-error @+1 {{'plan.tensor_values' op has 2 results for 3 elements}}
+  %v:2 = plan.tensor_values %s : tensor<3xi64> -> index, index
+  return %v#0 : index
+}

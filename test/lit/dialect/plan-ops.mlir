@@ -87,3 +87,16 @@ func.func @if_and_loop(%c: tensor<i1>, %a: tensor<2xf32>, %b: tensor<?xf32>,
   }
   return %res#1 : tensor<?x?xf32>
 }
+
+// -----
+
+// A value a dispatch computed, read back into the shape program.
+// CHECK-LABEL: func.func @tensor_values
+// CHECK:         %[[V:.+]]:2 = plan.tensor_values %{{.+}} : tensor<2xi64> -> index, index
+// CHECK:         plan.view %{{.+}} dims(%[[V]]#0, %[[V]]#1)
+func.func @tensor_values(%x: tensor<12xf32>, %t: tensor<2xi64>) -> tensor<?x?xf32> {
+  %s = plan.dispatch @k(%t) : (tensor<2xi64>) -> tensor<2xi64>
+  %v:2 = plan.tensor_values %s : tensor<2xi64> -> index, index
+  %r = plan.view %x dims(%v#0, %v#1) : tensor<12xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
