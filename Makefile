@@ -103,7 +103,7 @@ test-sanitize: deps $(SANITIZE_BUILD)/build.ninja
 	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/node_tests.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
 	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/node-tests -j $(JOBS) \
 	  --sample $(SANITIZE_NODE_SAMPLE) --seed $(SANITIZE_NODE_SEED) || status=1; \
-	echo "== sanitize: sweep of Conv, pooling and MatMul/Gemm shapes"; \
+	echo "== sanitize: sweep of Conv, ConvTranspose, pooling, MatMul/Gemm and Resize shapes"; \
 	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/sweep_test.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
 	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/sweep --cases 20 || status=1; \
 	exit $$status

@@ -359,6 +359,32 @@ LayerNormOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
 // Data movement
 //===----------------------------------------------------------------------===//
 
+/// When `out` is `in` with static unit dims inserted or removed and more
+/// than one dynamic dim, the dim of `in` each dim of `out` is (-1 for a
+/// static one); empty otherwise. With a single dynamic dim the element
+/// count determines it anyway.
+static SmallVector<int64_t> unitDimsMapping(RankedTensorType in,
+                                            RankedTensorType out) {
+  auto significant = [](RankedTensorType t) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<int64_t> a = significant(in), b = significant(out);
+  if (a.size() != b.size() || out.getNumDynamicDims() < 2)
+    return {};
+  SmallVector<int64_t> from(out.getRank(), -1);
+  for (auto [i, j] : llvm::zip(a, b)) {
+    if (in.getDimSize(i) != out.getDimSize(j))
+      return {};
+    if (out.isDynamicDim(j))
+      from[j] = i;
+  }
+  return from;
+}
+
 LogicalResult
 ReshapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
                               SmallVectorImpl<Dims> &results,
@@ -371,6 +397,16 @@ ReshapeOp::reifyShapeContract(OpBuilder &b, const ShapeOperands &operands,
   ShapeBuilder s(b, getLoc());
   RankedTensorType result = getType();
   Dims dims(result.getRank());
+  if (SmallVector<int64_t> from = unitDimsMapping(typeOf(getInput()), result);
+      !from.empty()) {
+    // Unit dims inserted or removed (Unsqueeze, Squeeze): every other dim
+    // is the input's dim it corresponds to.
+    for (int64_t d = 0; d < result.getRank(); ++d)
+      dims[d] = from[d] < 0 ? s.constant(result.getDimSize(d))
+                            : operands[0][from[d]];
+    results.push_back(dims);
+    return success();
+  }
   int64_t staticOut = 1;
   std::optional<int64_t> dynamicAt;
   for (int64_t d = 0; d < result.getRank(); ++d) {

@@ -66,11 +66,24 @@ struct Call {
   const onnx::NodeProto &node;
   const std::vector<onnx::TypeProto> &inputTypes;
   int64_t opset;
-  const ConstantInts &constants;
+  const ConstantInputs &constants;
   Attributes attr{node};
 
-  /// The values of input `i` when it is a constant.
+  /// The values of input `i` when it is an integer constant.
   std::optional<std::vector<int64_t>> constantInts(int i) const {
+    std::optional<ConstantValues> c = constant(i);
+    if (!c || c->isFloat)
+      return std::nullopt;
+    return c->ints;
+  }
+  /// The values of input `i` when it is a floating-point constant.
+  std::optional<std::vector<double>> constantFloats(int i) const {
+    std::optional<ConstantValues> c = constant(i);
+    if (!c || !c->isFloat)
+      return std::nullopt;
+    return c->floats;
+  }
+  std::optional<ConstantValues> constant(int i) const {
     if (!constants || !hasInput(i))
       return std::nullopt;
     return constants(i);

@@ -19,7 +19,7 @@ using namespace tessel::onnx_import;
 bool onnx_import::schemaFunctionBody(
     const onnx::NodeProto &node, const std::string &domain, int64_t opset,
     const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
-    std::string &error, const ConstantInts &constants) {
+    std::string &error, const ConstantInputs &constants) {
   // Ops newer than libonnx first: its registry has no body for them (at
   // most an older schema without one, as PRelu-16).
   if (newerFunctionBody(node, domain, opset, inputTypes, body, error,

@@ -41,16 +41,22 @@ struct FunctionBody {
 /// TypeProto where unknown). Returns false when the schema defines none or
 /// the builder refuses the node; `error` then says why when there is a
 /// reason beyond "no body".
-/// The integer values of input `i` of the node when it is a constant
-/// (an initializer or a Constant), for bodies that depend on them.
-using ConstantInts =
-    std::function<std::optional<std::vector<int64_t>>(int input)>;
+/// The values of a constant input (an initializer or a Constant): `ints`
+/// for an integer tensor, `floats` for a floating-point one.
+struct ConstantValues {
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  bool isFloat = false;
+};
+/// The values of input `i` of the node when it is a constant, for bodies
+/// that depend on them.
+using ConstantInputs = std::function<std::optional<ConstantValues>(int input)>;
 
 bool schemaFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                         int64_t opset,
                         const std::vector<onnx::TypeProto> &inputTypes,
                         FunctionBody &body, std::string &error,
-                        const ConstantInts &constants = {});
+                        const ConstantInputs &constants = {});
 
 /// The body of an op ONNX defines as a function in an opset newer than
 /// libonnx knows (Attention, RMSNormalization, RotaryEmbedding, Gelu, ...),
@@ -64,7 +70,7 @@ bool newerFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                        int64_t opset,
                        const std::vector<onnx::TypeProto> &inputTypes,
                        FunctionBody &body, std::string &error,
-                       const ConstantInts &constants = {});
+                       const ConstantInputs &constants = {});
 
 /// The nodes of `body` called as `call`: formal inputs and outputs become
 /// the call's (an omitted optional input stays omitted), every other value

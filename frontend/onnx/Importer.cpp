@@ -392,14 +392,21 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     }
     FunctionBody body;
     std::string why;
-    ConstantInts constants =
-        [&n](int i) -> std::optional<std::vector<int64_t>> {
+    ConstantInputs constants = [&n](int i) -> std::optional<ConstantValues> {
       std::optional<DenseElementsAttr> c = n.constantInput(i);
-      if (!c || !isa<IntegerType>(c->getElementType()))
+      if (!c)
         return std::nullopt;
-      std::vector<int64_t> values;
-      for (const APInt &v : c->getValues<APInt>())
-        values.push_back(v.getSExtValue());
+      ConstantValues values;
+      if (isa<IntegerType>(c->getElementType())) {
+        for (const APInt &v : c->getValues<APInt>())
+          values.ints.push_back(v.getSExtValue());
+      } else if (isa<FloatType>(c->getElementType())) {
+        values.isFloat = true;
+        for (const APFloat &v : c->getValues<APFloat>())
+          values.floats.push_back(v.convertToDouble());
+      } else {
+        return std::nullopt;
+      }
       return values;
     };
     if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why,

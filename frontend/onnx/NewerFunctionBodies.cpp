@@ -735,7 +735,7 @@ const std::vector<NewerOp> &newerOps() {
 bool onnx_import::newerFunctionBody(
     const onnx::NodeProto &node, const std::string &domain, int64_t opset,
     const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
-    std::string &error, const ConstantInts &constants) {
+    std::string &error, const ConstantInputs &constants) {
   if (!domain.empty())
     return false;
   for (const NewerOp &op : newerOps()) {

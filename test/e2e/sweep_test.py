@@ -14,7 +14,10 @@ float64 numpy reference written here from the ONNX specification (relative
 L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|)).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: ConvTranspose (groups, strides, dilations, pads, output_padding,
+Families: Resize-13 (nearest, linear, cubic; every coordinate transform
+but half_pixel_symmetric; scales or sizes, constants or graph inputs;
+against a per-output reference that picks the taps nearest each position),
+ConvTranspose (groups, strides, dilations, pads, output_padding,
 auto_pad SAME_*, 1-D to 3-D), Conv (groups 1 to 60, 1 to 16 channels per group, kernels 1 to 7,
 strides, dilations, explicit pads, images from 1x1 to 29x31, with and
 without bias), MaxPool / AveragePool (kernels, strides, pads, dilations for
@@ -58,6 +61,99 @@ def _windows(x, kernel, strides, dilations, out_shape):
             idx = tuple(o[i] * strides[i] + k[i] * dilations[i] for i in range(spatial))
             out[(slice(None), slice(None)) + o + k] = x[(slice(None), slice(None)) + idx]
     return out
+
+
+def _resize_coords(mode, y, scale, length, out_float, out_int, roi):
+    """Output position y -> input coordinate (float64), per
+    coordinate_transformation_mode, as the Resize specification defines it."""
+    if mode == "half_pixel":
+        return (y + 0.5) / scale - 0.5
+    if mode == "asymmetric":
+        return y / scale
+    if mode == "pytorch_half_pixel":
+        return -0.5 if out_float == 1 else (y + 0.5) / scale - 0.5
+    if mode == "align_corners":
+        return 0.0 if out_float == 1 else y * (length - 1) / (out_float - 1)
+    if mode == "tf_crop_and_resize":
+        start, end = roi
+        if out_float == 1:
+            x = (end - start) * (length - 1) / 2
+        else:
+            x = y * (end - start) * (length - 1) / (out_float - 1)
+        return x + start * (length - 1)
+    raise ValueError(mode)
+
+
+def resize_1d_ref(data, scale, out_int, attrs, roi):
+    """Resizes 1-D `data` to `out_int` samples: for each output, the taps
+    nearest the input coordinate in the edge-padded data (ties to the lower
+    index), weighted by the mode's kernel."""
+    length = len(data)
+    out_float = scale * length
+    mode = attrs.get("mode", "nearest")
+    a = attrs.get("cubic_coeff_a", -0.75)
+    pad = 2
+    padded = np.concatenate([[data[0]] * pad, data, [data[-1]] * pad])
+    result = np.empty(out_int)
+    for y in range(out_int):
+        x = _resize_coords(attrs.get("coordinate_transformation_mode", "half_pixel"),
+                           y, scale, length, out_float, out_int, roi)
+        if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize" and \
+                (x < 0 or x > length - 1):
+            result[y] = attrs.get("extrapolation_value", 0.0)
+            continue
+        lo = int(np.floor(x))
+        ratio = 1.0 if x == lo else x - lo
+        if mode == "nearest":
+            nm = attrs.get("nearest_mode", "round_prefer_floor")
+            if x == lo:
+                idx = lo
+            elif nm == "round_prefer_floor":
+                idx = lo + (ratio > 0.5)
+            elif nm == "round_prefer_ceil":
+                idx = lo + (ratio >= 0.5)
+            elif nm == "floor":
+                idx = lo
+            else:
+                idx = lo + 1
+            result[y] = data[min(max(idx, 0), length - 1)]
+            continue
+        # The n nearest positions to x, the lower one on a tie.
+        n = 2 if mode == "linear" else 4
+        first = int(np.ceil(x)) - 1 - (n // 2 - 1)
+        taps = np.arange(first, first + n)
+        dist = np.abs(taps - x)
+        if mode == "linear":
+            w = np.maximum(1 - dist, 0)
+        else:
+            w = np.where(dist <= 1, ((a + 2) * dist - (a + 3)) * dist * dist + 1,
+                         np.where(dist < 2, ((a * dist - 5 * a) * dist + 8 * a) * dist - 4 * a,
+                                  0.0))
+        if attrs.get("exclude_outside", 0):
+            w = np.where((taps < 0) | (taps >= length), 0.0, w)
+            w = w / w.sum() if w.sum() != 0 else w
+        result[y] = np.dot(w, padded[np.clip(taps, -pad, length - 1 + pad) + pad])
+    return result
+
+
+def resize_ref(x, scales, sizes, attrs, roi):
+    """Resize-13 on every axis, one axis after the other (the interpolation
+    is separable)."""
+    y = x.astype(np.float64)
+    rank = x.ndim
+    for axis in range(rank):
+        length = x.shape[axis]
+        if sizes is not None:
+            out_int, scale = int(sizes[axis]), sizes[axis] / length
+        else:
+            scale = float(scales[axis])
+            out_int = int(np.floor(scale * length))
+        if scale == 1.0 and out_int == length and \
+                attrs.get("coordinate_transformation_mode") != "tf_crop_and_resize":
+            continue
+        r = None if roi is None else (float(roi[axis]), float(roi[axis + rank]))
+        y = np.apply_along_axis(resize_1d_ref, axis, y, scale, out_int, attrs, r)
+    return y
 
 
 def conv_ref(x, w, b, group, strides, dilations, pads):
@@ -330,11 +426,76 @@ def conv_transpose_case(rng, i):
     return [node], {names[0]: x}, inits, {"convt%d_y" % i: ref}, desc
 
 
+def resize_case(rng, i):
+    """Resize-13: nearest (each nearest_mode), linear and cubic (cubic_coeff_a,
+    exclude_outside) under each coordinate transform, with scales or sizes
+    as constants or as graph inputs (whose extents the plan reads back or
+    reads from the input), up- and downscaling, 1-D to 4-D."""
+    rank = int(rng.choice([1, 2, 3, 4, 4]))
+    shape = [int(rng.integers(1, 4)) for _ in range(rank - 2)] + \
+        [int(rng.integers(1, 9)) for _ in range(min(rank, 2))]
+    mode = str(rng.choice(["nearest", "linear", "cubic"]))
+    transform = str(rng.choice(["half_pixel", "asymmetric", "pytorch_half_pixel",
+                                "align_corners", "tf_crop_and_resize"]))
+    attrs = {"mode": mode, "coordinate_transformation_mode": transform}
+    if mode == "nearest":
+        attrs["nearest_mode"] = str(rng.choice(["round_prefer_floor", "round_prefer_ceil",
+                                                "floor", "ceil"]))
+    if mode == "cubic":
+        attrs["cubic_coeff_a"] = float(rng.choice([-0.75, -0.5]))
+        attrs["exclude_outside"] = int(rng.integers(0, 2))
+    if transform == "tf_crop_and_resize":
+        attrs["extrapolation_value"] = float(rng.choice([0.0, 10.0]))
+    # Leading dims mostly keep their extent, as in images.
+    resized = [d >= rank - 2 or rng.random() < 0.3 for d in range(rank)]
+    use_sizes = rng.random() < 0.5
+    if use_sizes:
+        sizes = np.array([int(rng.integers(1, 13)) if r else shape[d]
+                          for d, r in enumerate(resized)], dtype=np.int64)
+        scales = None
+    else:
+        scales = np.array([float(rng.choice([0.5, 0.6, 0.75, 1.5, 2.0, 2.5, 3.0]))
+                           if r else 1.0 for r in resized], dtype=np.float32)
+        sizes = None
+        for d in range(rank):  # at least one output along each axis
+            while np.floor(scales[d] * shape[d]) < 1:
+                scales[d] *= 2
+    roi = None
+    if transform == "tf_crop_and_resize":
+        roi = np.concatenate([rng.uniform(-0.2, 0.4, rank),
+                              rng.uniform(0.6, 1.2, rank)]).astype(np.float32)
+    x = rng.standard_normal(shape).astype(np.float32)
+    as_input = rng.random() < 0.5
+    prefix = "resize%d_" % i
+    names = [prefix + "x", prefix + "roi" if roi is not None else "",
+             prefix + "scales" if scales is not None else "",
+             prefix + "sizes" if sizes is not None else ""]
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("Resize", names, [prefix + "y"], name=prefix[:-1], **attrs)
+    inputs, inits = {prefix + "x": x}, []
+    for name, value in ((prefix + "roi", roi), (prefix + "scales", scales),
+                        (prefix + "sizes", sizes)):
+        if value is None:
+            continue
+        if as_input:
+            inputs[name] = value
+        else:
+            inits.append(numpy_helper.from_array(value, name))
+    ref = resize_ref(x, scales, sizes, attrs, roi)
+    desc = ("Resize x=%s %s scales=%s sizes=%s roi=%s (%s)"
+            % (shape, attrs, None if scales is None else scales.tolist(),
+               None if sizes is None else sizes.tolist(),
+               None if roi is None else np.round(roi, 3).tolist(),
+               "graph inputs" if as_input else "constants"))
+    return [node], inputs, inits, {prefix + "y": ref}, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
-            "convtranspose": conv_transpose_case}
+            "convtranspose": conv_transpose_case, "resize": resize_case}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
-SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3}
+SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4}
 
 
 # ---------------------------------------------------------------------------
@@ -387,7 +548,7 @@ def run_family(name, gen, count, rng, args):
     batched = name in ("conv", "pool", "convtranspose")
     graph = helper.make_graph(
         nodes, "sweep_" + name,
-        [helper.make_tensor_value_info(k, TensorProto.FLOAT,
+        [helper.make_tensor_value_info(k, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
                                        shape_of(k, v, batched and i % 2 == 1))
          for i, (k, v) in enumerate(inputs.items())],
         [helper.make_tensor_value_info(k, TensorProto.FLOAT,
