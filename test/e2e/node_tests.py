@@ -26,7 +26,8 @@ outputs and tolerances.
 Known failures live in the xfail file (test/e2e/node_tests.xfail), one
 "test_name  # reason" a line; a device's own exceptions are in a second file
 (--device-xfail: node_tests.cpu.xfail for the CPU run, which also compiles
-every test for the GPU targets offline, node_tests.vulkan.xfail for vulkan),
+every test for a CUDA and a ROCm target offline, node_tests.vulkan.xfail for
+vulkan),
 read on top of it. An xfail that passes (XPASS) fails the run,
 so the file never goes stale silently.
 
@@ -316,7 +317,7 @@ class Result:
 
 
 def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
-             compile_args=(), device=None):
+             compile_args=(), device=None, every_gpu_target=False):
     deadline = time.monotonic() + timeout_s
     tdir = os.path.join(work_dir, name)
     shutil.rmtree(tdir, ignore_errors=True)
@@ -351,8 +352,9 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
         return Result(name, False, "compile: exit 0 but no %s" % os.path.basename(tsl))
 
     if gpu_offline:
+        cuda, rocm = gpu_offline_check.targets_for(name, every_gpu_target)
         err = gpu_offline_check.check(compile_bin, os.path.join(folder, "model.onnx"), tdir,
-                                      max(1.0, deadline - time.monotonic()))
+                                      max(1.0, deadline - time.monotonic()), cuda, rocm)
         if err:
             return Result(name, False, err)
 
@@ -558,6 +560,10 @@ def main(argv=None):
     ap.add_argument("--no-gpu-offline", action="store_true",
                     help="skip compiling each test for the GPU targets and checking the code "
                          "offline (ptxas for PTX, llvm-readobj for hsaco)")
+    ap.add_argument("--every-gpu-target", action="store_true",
+                    help="check every GPU target offline on every test (default: one CUDA "
+                         "and one ROCm target per test, chosen by a hash of its name, so "
+                         "that each target is checked on about half the tests)")
     ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
                     help="pass ARG to tessel-compile as well (repeatable), e.g. "
                          "--compile-arg=--cpu-gpu-tiles to run the CPU with a GPU's tiles")
@@ -668,7 +674,8 @@ def main(argv=None):
         try:
             r = run_test(d, os.path.join(args.tests_dir, d), info, args.bin_dir, work_dir,
                          args.timeout, gpu_offline=not args.no_gpu_offline,
-                         compile_args=args.compile_arg, device=args.device)
+                         compile_args=args.compile_arg, device=args.device,
+                         every_gpu_target=args.every_gpu_target)
         except Exception as e:  # noqa: BLE001 - a harness error is that test's failure
             r = Result(d, False, "harness: %s: %s" % (type(e).__name__, e))
         if r.ok and not args.keep_work:
@@ -708,10 +715,17 @@ def main(argv=None):
     if temp_work and not failures and not args.keep_work:
         shutil.rmtree(work_dir, ignore_errors=True)
     if not args.no_gpu_offline:
-        print("GPU code: every selected test is also compiled for cuda:%s and rocm:%s; %s"
-              % (",".join(gpu_offline_check.CUDA_TARGETS), ",".join(gpu_offline_check.ROCM_TARGETS),
-                 "PTX assembled by " + gpu_offline_check.PTXAS if gpu_offline_check.ptxas_available()
-                 else "ptxas not found at %s: PTX assembly skipped" % gpu_offline_check.PTXAS))
+        ptxas = ("PTX assembled by " + gpu_offline_check.PTXAS
+                 if gpu_offline_check.ptxas_available()
+                 else "ptxas not found at %s: PTX assembly skipped" % gpu_offline_check.PTXAS)
+        if args.every_gpu_target:
+            targets = "cuda:%s and rocm:%s" % (",".join(gpu_offline_check.CUDA_TARGETS),
+                                               ",".join(gpu_offline_check.ROCM_TARGETS))
+        else:
+            targets = "one CUDA and one ROCm target (%s, by a hash of its name)" % " or ".join(
+                "cuda:%s with rocm:%s" % pair for pair in zip(gpu_offline_check.CUDA_TARGETS,
+                                                              gpu_offline_check.ROCM_TARGETS))
+        print("GPU code: every selected test is also compiled for %s; %s" % (targets, ptxas))
     print("selected %d of %d folders%s" % (len(selected), total, filt))
     device = (args.device or "cpu").split(":")[0]
     ratchet_failed = False
