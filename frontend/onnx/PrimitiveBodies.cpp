@@ -605,6 +605,118 @@ bool buildHardmax(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   return true;
 }
 
+// CumSum (11-14) and CumProd (26): y_i is the sum (product) of x_j along the
+// axis over j <= i (j < i exclusive; j >= i, j > i with reverse). Written as
+// a masked reduction over a new axis: x gets a unit dim for i in front of
+// the axis (which becomes j), a [n, n] mask of the pairs to combine picks
+// x_j or the identity (a Where, so that inf and NaN stay where they are),
+// and the reduction over j gives y. O(n^2) along the axis where a scan
+// kernel does O(n) (issue 23). The axis is an input: a constant one is
+// used directly; one known only at run time folds x into [outer, n, inner]
+// (extents computed from the axis by kernels, read back by the plan) so the
+// scan runs along dim 1.
+bool buildCumulative(const Call &c, onnx::FunctionBuilder &b,
+                     std::string &error, bool product) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  if (rank == 0) {
+    error = "needs an input of rank >= 1";
+    return false;
+  }
+  if (c.rank(1) > 1 || c.extent(1, 0) > 1) {
+    error = "axis must be a scalar";
+    return false;
+  }
+  bool exclusive = c.attr.i("exclusive", 0) != 0,
+       reverse = c.attr.i("reverse", 0) != 0;
+  // j combines into i where j <= i (exclusive: j < i; reversed: >=, >).
+  const char *pairs = reverse ? (exclusive ? "Greater" : "GreaterOrEqual")
+                              : (exclusive ? "Less" : "LessOrEqual");
+  std::optional<std::vector<int64_t>> given = c.constantInts(1);
+  std::string in = "x";
+  int64_t axis = 1, inRank = 3;
+  if (given) {
+    axis = given->empty() ? 0 : (*given)[0];
+    if (axis < -rank || axis >= rank) {
+      error = "axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank);
+      return false;
+    }
+    axis = axis < 0 ? axis + rank : axis;
+    inRank = rank;
+  } else {
+    // [outer, n, inner] from the axis read at run time.
+    b.Const("RankI", int64_t(rank)).Const("ZeroS", int64_t(0))
+        .Const("OneS", int64_t(1))
+        .Const("EmptyShape", std::vector<int64_t>{})
+        .Add(R"(
+      AxisI = Cast <to = 7> (axis)
+      AxisS = Reshape (AxisI, EmptyShape)
+      Negative = Less (AxisS, ZeroS)
+      Wrapped = Add (AxisS, RankI)
+      Axis = Where (Negative, Wrapped, AxisS)
+      XShape = Shape (x)
+      Dims = Range (ZeroS, RankI, OneS)
+      Before = Less (Dims, Axis)
+      After = Greater (Dims, Axis)
+      At = Equal (Dims, Axis)
+      OuterDims = Where (Before, XShape, OneS)
+      InnerDims = Where (After, XShape, OneS)
+      AxisDims = Where (At, XShape, ZeroS)
+      Outer = ReduceProd <keepdims = 1> (OuterDims)
+      Inner = ReduceProd <keepdims = 1> (InnerDims)
+      Extent = ReduceSum <keepdims = 1> (AxisDims)
+      Folded = Concat <axis = 0> (Outer, Extent, Inner)
+      X3 = Reshape (x, Folded)
+    )");
+    in = "X3";
+  }
+  text(b, "N1 = Shape <start = " + std::to_string(axis) + ", end = " +
+              std::to_string(axis + 1) + "> (" + in + ")");
+  b.Const("Zero", int64_t(0)).Const("One", int64_t(1))
+      .Const("IAxis", std::vector<int64_t>{1})
+      .Const("JAxis", std::vector<int64_t>{0})
+      .Const("NewAxis", std::vector<int64_t>{axis})
+      .Const("JDim", std::vector<int64_t>{axis + 1});
+  text(b, R"(
+    N = Squeeze (N1)
+    Positions = Range (Zero, N, One)
+    I = Unsqueeze (Positions, IAxis)
+    J = Unsqueeze (Positions, JAxis)
+    Pairs = )" + std::string(pairs) + R"( (J, I)
+  )");
+  std::vector<int64_t> trailing;
+  for (int64_t d = axis + 1; d < inRank; ++d)
+    trailing.push_back(d - axis + 1);
+  if (trailing.empty())
+    b.Add("Mask = Identity (Pairs)");
+  else
+    b.Const("Trailing", trailing).Add("Mask = Unsqueeze (Pairs, Trailing)");
+  b.Const("IdentityF", product ? 1.0f : 0.0f);
+  text(b, "XU = Unsqueeze (" + in + R"(, NewAxis)
+    Neutral = CastLike (IdentityF, x)
+    Picked = Where (Mask, XU, Neutral)
+  )");
+  std::string reduce = product ? "ReduceProd" : "ReduceSum";
+  if (given) {
+    text(b, "y = " + reduce + " <keepdims = 0> (Picked, JDim)");
+    return true;
+  }
+  text(b, "Y3 = " + reduce + R"( <keepdims = 0> (Picked, JDim)
+    y = Reshape (Y3, XShape)
+  )");
+  return true;
+}
+
+bool buildCumSum(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  return buildCumulative(c, b, error, false);
+}
+
+bool buildCumProd(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  return buildCumulative(c, b, error, true);
+}
+
 } // namespace
 
 void bodies::addPrimitiveBodies(std::vector<NewerOp> &ops) {
@@ -617,6 +729,8 @@ void bodies::addPrimitiveBodies(std::vector<NewerOp> &ops) {
        buildInstanceNormalization},
       {"LRN", 1, 0, {"X"}, {"Y"}, buildLRN},
       {"Hardmax", 1, 0, {"input"}, {"output"}, buildHardmax},
+      {"CumSum", 11, 0, {"x", "axis"}, {"y"}, buildCumSum},
+      {"CumProd", 26, 0, {"x", "axis"}, {"y"}, buildCumProd},
       {"DepthToSpace", 13, 0, {"X"}, {"Y"}, buildDepthToSpace},
       {"DepthToSpace", 1, 12, {"X"}, {"Y"}, buildDepthToSpace},
       {"SpaceToDepth", 1, 0, {"X"}, {"Y"}, buildSpaceToDepth},
