@@ -74,8 +74,8 @@ private:
   /// Resize's size from float scales, a NonZero's count): read back from
   /// its tensor with `plan.tensor_values` when it is a small int64 one.
   std::optional<SmallVector<Value>> computedElements(Value v, Operation *user);
-  /// hostElements, else inputElements, else computedElements: the elements
-  /// of a value that gives extents.
+  /// hostElements (which reads model inputs), else computedElements: the
+  /// elements of a value that gives extents.
   std::optional<SmallVector<Value>> shapeElements(Value v, Operation *user);
   /// Evaluates `op` on host values when it can (its results become host
   /// values); false when it has to run as a kernel.
@@ -293,8 +293,6 @@ Partitioner::computedElements(Value v, Operation *user) {
 std::optional<SmallVector<Value>> Partitioner::shapeElements(Value v,
                                                              Operation *user) {
   if (std::optional<SmallVector<Value>> e = hostElements(v))
-    return e;
-  if (std::optional<SmallVector<Value>> e = inputElements(v))
     return e;
   return computedElements(v, user);
 }

@@ -240,6 +240,27 @@ bool buildConvTranspose(const Call &c, onnx::FunctionBuilder &b,
 }
 
 
+// Keys' cubic convolution kernel (Resize's cubic mode, GridSample's) at a
+// distance `t` >= 0, as ONNX text defining `out`, in the forms the ONNX
+// reference writes: ((A + 2) t - (A + 3)) t^2 + 1 on [0, 1] (keysNear)
+// and ((A t - 5A) t + 8A) t - 4A on [1, 2) (keysFar). The body defines the
+// constants CubicA, CubicA2 (A + 2), CubicA3 (A + 3), CubicA4 (4A),
+// CubicA5 (5A) and CubicA8 (8A) in its float type, and `one`.
+std::string keysNear(const std::string &t, const std::string &out,
+                     const char *one) {
+  return out + "a = Mul (CubicA2, " + t + ")\n" + out + "b = Sub (" + out +
+         "a, CubicA3)\n" + out + "c = Mul (" + out + "b, " + t + ")\n" + out +
+         "d = Mul (" + out + "c, " + t + ")\n" + out + " = Add (" + out +
+         "d, " + one + ")";
+}
+
+std::string keysFar(const std::string &t, const std::string &out) {
+  return out + "a = Mul (CubicA, " + t + ")\n" + out + "b = Sub (" + out +
+         "a, CubicA5)\n" + out + "c = Mul (" + out + "b, " + t + ")\n" + out +
+         "d = Add (" + out + "c, CubicA8)\n" + out + "e = Mul (" + out + "d, " +
+         t + ")\n" + out + " = Sub (" + out + "e, CubicA4)";
+}
+
 // Resize (10-21) and Upsample (7-9), from the reference implementation of
 // ONNX 1.22 (onnx/reference/ops/op_resize.py), which the specification's
 // tests come from. Interpolation is separable: each resized axis in turn is
@@ -312,7 +333,6 @@ private:
               nearestMode = "round_prefer_floor", aspect = "stretch";
   double cubicA = -0.75, extrapolation = 0;
   bool excludeOutside = false, antialias = false;
-  int roiInput = -1;
   /// The element type kernels interpolate in (ONNX TensorProto types).
   int64_t computeType = onnx::TensorProto::FLOAT;
 };
@@ -669,17 +689,9 @@ void ResizeBody::emitAxis(size_t i, const std::string &from,
     if (cubic) {
       // ((A + 2) t - (A + 3)) t^2 + 1 on [0, 1], ((A t - 5A) t + 8A) t - 4A
       // on (1, 2), 0 beyond.
-      add(n("Cn1", i) + " = Mul (CubicA2, " + a + ")\n" + n("Cn2", i) +
-          " = Sub (" + n("Cn1", i) + ", CubicA3)\n" + n("Cn3", i) +
-          " = Mul (" + n("Cn2", i) + ", " + a + ")\n" + n("Cn4", i) +
-          " = Mul (" + n("Cn3", i) + ", " + a + ")\n" + n("Near", i) +
-          " = Add (" + n("Cn4", i) + ", OneD)\n" + n("Cf1", i) +
-          " = Mul (CubicA, " + a + ")\n" + n("Cf2", i) + " = Sub (" +
-          n("Cf1", i) + ", CubicA5)\n" + n("Cf3", i) + " = Mul (" +
-          n("Cf2", i) + ", " + a + ")\n" + n("Cf4", i) + " = Add (" +
-          n("Cf3", i) + ", CubicA8)\n" + n("Cf5", i) + " = Mul (" +
-          n("Cf4", i) + ", " + a + ")\n" + n("Far", i) + " = Sub (" +
-          n("Cf5", i) + ", CubicA4)\n" + n("In1", i) + " = LessOrEqual (" +
+      add(keysNear(a, n("Near", i), "OneD"));
+      add(keysFar(a, n("Far", i)));
+      add(n("In1", i) + " = LessOrEqual (" +
           a + ", OneD)\n" + n("In2", i) + " = Less (" + a + ", TwoD)\n" +
           n("FarOr0", i) + " = Where (" + n("In2", i) + ", " + n("Far", i) +
           ", ZeroD)\n" + w + " = Where (" + n("In1", i) + ", " + n("Near", i) +
@@ -1038,23 +1050,10 @@ void GridSampleBody::dim(int64_t d) {
       add(n("D0", d) + " = Add (" + tu + ", OneF)\n" + n("D2", d) +
           " = Sub (OneF, " + tu + ")\n" + n("D3", d) + " = Sub (TwoF, " + tu +
           ")");
-      auto far = [&](const std::string &v, const std::string &out) {
-        add(out + "a = Mul (CubicA, " + v + ")\n" + out + "b = Sub (" + out +
-            "a, CubicA5)\n" + out + "c = Mul (" + out + "b, " + v + ")\n" +
-            out + "d = Add (" + out + "c, CubicA8)\n" + out + "e = Mul (" +
-            out + "d, " + v + ")\n" + out + " = Sub (" + out +
-            "e, CubicA4)");
-      };
-      auto near = [&](const std::string &v, const std::string &out) {
-        add(out + "a = Mul (CubicA2, " + v + ")\n" + out + "b = Sub (" + out +
-            "a, CubicA3)\n" + out + "c = Mul (" + out + "b, " + v + ")\n" +
-            out + "d = Mul (" + out + "c, " + v + ")\n" + out + " = Add (" +
-            out + "d, OneF)");
-      };
-      far(n("D0", d), n("C0_", d));
-      near(tu, n("C1_", d));
-      near(n("D2", d), n("C2_", d));
-      far(n("D3", d), n("C3_", d));
+      add(keysFar(n("D0", d), n("C0_", d)));
+      add(keysNear(tu, n("C1_", d), "OneF"));
+      add(keysNear(n("D2", d), n("C2_", d), "OneF"));
+      add(keysFar(n("D3", d), n("C3_", d)));
       add(w + "F = Concat <axis = -1> (" + n("C0_", d) + ", " + n("C1_", d) +
           ", " + n("C2_", d) + ", " + n("C3_", d) + ")");
     }

@@ -254,6 +254,15 @@ private:
     return s + ")";
   }
 
+  /// Whether a tensor of `dtype` and `shape` holds exactly `count` int64
+  /// values: int64, of static shape with that many elements (what
+  /// InputValues and BufferValues read and HostValues write).
+  static bool int64Values(DType dtype, const Shape &shape, size_t count) {
+    uint64_t elements = 0;
+    return dtype == DType::I64 && symbolsOf(shape).empty() &&
+           staticProduct(shape, elements) && elements == count;
+  }
+
   /// The operand/result counts and the input of `op`, by kind.
   bool shapeOpKind(const std::string &what, const ShapeOp &op) {
     switch (op.kind) {
@@ -265,11 +274,8 @@ private:
                               ", but there are " +
                               std::to_string(a.inputs.size()) + " inputs");
       const TensorSignature &sig = a.inputs[op.input];
-      uint64_t elements = 0;
-      bool staticShape =
-          symbolsOf(sig.shape).empty() && staticProduct(sig.shape, elements);
-      if (sig.dtype != DType::I64 || sig.shape.size() > 1 || !staticShape ||
-          elements != op.results.size())
+      if (sig.shape.size() > 1 ||
+          !int64Values(sig.dtype, sig.shape, op.results.size()))
         return fail(what, "input " + quoted(sig.name) +
                               " must be int64 of static shape [" +
                               std::to_string(op.results.size()) +
@@ -291,13 +297,9 @@ private:
                               ", but there are " +
                               std::to_string(a.buffers.size()) + " buffers");
       const Buffer &b = a.buffers[op.buffer];
-      uint64_t elements = 0;
-      bool staticShape =
-          symbolsOf(b.shape).empty() && staticProduct(b.shape, elements);
       if ((b.kind != Buffer::Kind::Transient &&
            b.kind != Buffer::Kind::Output) ||
-          b.dtype != DType::I64 ||
-          !staticShape || elements != op.results.size())
+          !int64Values(b.dtype, b.shape, op.results.size()))
         return fail(what, "buffer " + std::to_string(op.buffer) +
                               " must be a transient or output int64 buffer of " +
                               std::to_string(op.results.size()) +
@@ -479,12 +481,8 @@ private:
                               ", but there are " +
                               std::to_string(a.buffers.size()) + " buffers");
       const Buffer &b = a.buffers[h.buffer];
-      uint64_t elements = 0;
-      if ((b.kind != Buffer::Kind::Transient &&
-           b.kind != Buffer::Kind::Output) ||
-          b.dtype != DType::I64 ||
-          !symbolsOf(b.shape).empty() || !staticProduct(b.shape, elements) ||
-          elements != h.values.size())
+      if (b.kind != Buffer::Kind::Transient ||
+          !int64Values(b.dtype, b.shape, h.values.size()))
         return fail(what, "buffer " + std::to_string(h.buffer) +
                               " is not a transient int64 buffer of " +
                               std::to_string(h.values.size()) +

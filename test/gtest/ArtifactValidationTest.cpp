@@ -314,6 +314,11 @@ const Case kProgramCases[] = {
     {"HostValuesOfAnInput",
      [](Artifact &a) { a.hostValues.push_back({1, {lit(3)}}); },
      "host values 0: buffer 1 is not a transient int64 buffer"},
+    {"HostValuesOfAnOutput",
+     [](Artifact &a) {
+       a.hostValues.push_back({2, Shape(8, lit(3))});
+     },
+     "host values 0: buffer 2 is not a transient int64 buffer"},
     {"HostValuesTwiceIntoOneBuffer",
      [](Artifact &a) {
        a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {lit(1)}});
