@@ -57,7 +57,8 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       // vector lane by lane: before the vector ops that unrolling makes are
       // lowered.
       "convert-math-to-libm,"
-      "convert-vector-to-llvm, expand-strided-metadata, lower-affine,"
+      "convert-vector-to-llvm, tessel-bf16-masked-memory,"
+      " expand-strided-metadata, lower-affine,"
       " finalize-memref-to-llvm,"
       "convert-arith-to-llvm, convert-ub-to-llvm, convert-index-to-llvm,"
       " convert-func-to-llvm,"

@@ -725,6 +725,7 @@ const std::vector<NewerOp> &newerOps() {
     addQuantizationBodies(ops);
     addPrimitiveBodies(ops);
     addResamplingBodies(ops);
+    addSelectionBodies(ops);
     return ops;
   }();
   return ops;

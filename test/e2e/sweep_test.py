@@ -11,10 +11,13 @@ a seeded generator, builds one ONNX model per family holding every case as a
 separate node with its own input and output, compiles it once and runs it
 once with tessel-compile / tessel-run, and compares each output with a
 float64 numpy reference written here from the ONNX specification (relative
-L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|)).
+L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
+integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: Resize-13 (nearest, linear, cubic; every coordinate transform
+Families: TopK-11 (ties, NaN, K as input or constant) and CumSum-14
+(exclusive, reverse, the axis as input or constant), against numpy;
+Resize-13 (nearest, linear, cubic; every coordinate transform
 but half_pixel_symmetric; scales or sizes, constants or graph inputs;
 against a per-output reference that picks the taps nearest each position),
 ConvTranspose (groups, strides, dilations, pads, output_padding,
@@ -491,11 +494,102 @@ def resize_case(rng, i):
     return [node], inputs, inits, {prefix + "y": ref}, desc
 
 
+def topk_ref(x, k, axis, largest):
+    """TopK as ONNX's reference computes it: a stable sort by value (NaN
+    above every number), equal values keeping the lower index first."""
+    index = np.indices(x.shape)[axis]
+    order = np.lexsort((-index if largest else index, x), axis=axis)
+    if largest:
+        order = np.flip(order, axis=axis)
+    order = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, order, axis=axis), order.astype(np.int64)
+
+
+def topk_case(rng, i):
+    """TopK-11: largest or smallest along any axis (negative too), K from 1
+    to the extent, as a constant or a graph input; values with many ties
+    (small integers) and NaN in some cases; float32 or int32."""
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.integers(1, 6)) for _ in range(rank)]
+    axis = int(rng.integers(-rank, rank))
+    n = shape[axis]
+    shape[axis] = n = max(n, int(rng.integers(1, 12)))
+    k = int(rng.integers(1, n + 1))
+    largest = int(rng.integers(0, 2))
+    integer = rng.random() < 0.25
+    if integer:
+        x = rng.integers(-3, 4, shape).astype(np.int32)
+    else:
+        x = rng.integers(-4, 5, shape).astype(np.float32) * 0.5
+        x += rng.random(shape).astype(np.float32) * (rng.random() < 0.5)
+        if rng.random() < 0.3:
+            x[rng.random(shape) < 0.2] = np.nan
+    prefix = "topk%d_" % i
+    as_input = rng.random() < 0.5
+    kv = np.array([k], dtype=np.int64)
+    node = helper.make_node("TopK", [prefix + "x", prefix + "k"],
+                            [prefix + "values", prefix + "indices"], name=prefix[:-1],
+                            axis=axis, largest=largest)
+    inputs = {prefix + "x": x}
+    inits = []
+    if as_input:
+        inputs[prefix + "k"] = kv
+    else:
+        inits.append(numpy_helper.from_array(kv, prefix + "k"))
+    values, indices = topk_ref(x, k, axis % rank, largest)
+    if not integer:
+        values = values.astype(np.float64)
+    desc = "TopK x=%s %s axis=%d k=%d largest=%d (%s)" % (
+        shape, x.dtype, axis, k, largest, "k input" if as_input else "k constant")
+    return [node], inputs, inits, {prefix + "values": values,
+                                   prefix + "indices": indices}, desc
+
+
+def cumsum_case(rng, i):
+    """CumSum-14: exclusive and reverse along any axis (negative too), the
+    axis a constant or a graph input (the body then folds x into
+    [outer, n, inner] with extents read back); float32 or int32."""
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.integers(1, 7)) for _ in range(rank)]
+    axis = int(rng.integers(-rank, rank))
+    exclusive, reverse = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+    integer = rng.random() < 0.3
+    x = (rng.integers(-9, 10, shape).astype(np.int32) if integer
+         else rng.standard_normal(shape).astype(np.float32))
+    prefix = "cumsum%d_" % i
+    as_input = rng.random() < 0.5
+    av = np.array(axis, dtype=np.int64 if rng.random() < 0.5 else np.int32)
+    node = helper.make_node("CumSum", [prefix + "x", prefix + "axis"], [prefix + "y"],
+                            name=prefix[:-1], exclusive=exclusive, reverse=reverse)
+    inputs = {prefix + "x": x}
+    inits = []
+    if as_input:
+        inputs[prefix + "axis"] = av
+    else:
+        inits.append(numpy_helper.from_array(av, prefix + "axis"))
+    a = axis % rank
+    y = x.astype(np.int64 if integer else np.float64)
+    if reverse:
+        y = np.flip(y, axis=a)
+    y = np.cumsum(y, axis=a)
+    if exclusive:
+        y = y - (np.flip(x, axis=a) if reverse else x)
+    if reverse:
+        y = np.flip(y, axis=a)
+    if integer:
+        y = y.astype(np.int32)
+    desc = "CumSum x=%s %s axis=%d (%s) exclusive=%d reverse=%d" % (
+        shape, x.dtype, axis, "input" if as_input else "constant", exclusive, reverse)
+    return [node], inputs, inits, {prefix + "y": y}, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
-            "convtranspose": conv_transpose_case, "resize": resize_case}
+            "convtranspose": conv_transpose_case, "resize": resize_case,
+            "topk": topk_case, "cumsum": cumsum_case}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
-SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4}
+SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
+              "topk": 5, "cumsum": 6}
 
 
 # ---------------------------------------------------------------------------
@@ -512,8 +606,19 @@ def _run(cmd, cwd):
 
 
 def compare(ref, y):
+    """Integer results must be exact; float ones (a float64 reference) close,
+    NaN exactly where the reference has NaN."""
     if y.shape != ref.shape:
         return "shape %s, expected %s" % (list(y.shape), list(ref.shape))
+    if ref.dtype != np.float64:
+        if y.dtype != ref.dtype:
+            return "type %s, expected %s" % (y.dtype, ref.dtype)
+        wrong = np.count_nonzero(y != ref)
+        return "%d of %d elements differ" % (wrong, ref.size) if wrong else None
+    nan = np.isnan(ref)
+    if not np.array_equal(np.isnan(y), nan):
+        return "NaN where the reference has none, or the other way round"
+    ref, y = np.where(nan, 0, ref), np.where(nan, 0, y)
     if not np.all(np.isfinite(y)):
         return "non-finite values"
     err = y.astype(np.float64) - ref
@@ -551,7 +656,8 @@ def run_family(name, gen, count, rng, args):
         [helper.make_tensor_value_info(k, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
                                        shape_of(k, v, batched and i % 2 == 1))
          for i, (k, v) in enumerate(inputs.items())],
-        [helper.make_tensor_value_info(k, TensorProto.FLOAT,
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT if v.dtype == np.float64
+                                       else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
                                        shape_of(k, v, batched and i % 2 == 1))
          for i, (k, v) in enumerate(refs.items())],
         initializer=inits)

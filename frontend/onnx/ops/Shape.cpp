@@ -448,8 +448,52 @@ LogicalResult importSplit(NodeContext &n) {
   return success();
 }
 
+/// A Range of a type other than int64 whose bounds are known only at run
+/// time. Its extent max(ceil((limit - start) / delta), 0) is computed by
+/// kernels (in double for double and integers, else in float, as ONNX's
+/// reference does) and becomes the limit of an int64 Range 0, 1, ..., which
+/// the shape program reads back (docs/design.md §4, read back); element i
+/// is then start + i * delta in that precision, converted to the type.
+Value computedRange(NodeContext &n, Value start, Value limit, Value delta) {
+  Type element = cast<RankedTensorType>(start.getType()).getElementType();
+  Type wide = element.isF64() || isa<IntegerType>(element)
+                  ? Type(n.b.getF64Type())
+                  : Type(n.b.getF32Type());
+  bool isUnsignedInt = isUnsigned(n.inputOnnxType(0));
+  auto scalar = [&](Type t) { return RankedTensorType::get({}, t); };
+  auto convert = [&](Value v, Type to, bool fromUnsigned,
+                     bool toUnsigned) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() == to)
+      return v;
+    return CastOp::create(n.b, n.loc, t.clone(to), v, fromUnsigned,
+                          toUnsigned);
+  };
+  Value s = convert(start, wide, isUnsignedInt, false),
+        l = convert(limit, wide, isUnsignedInt, false),
+        d = convert(delta, wide, isUnsignedInt, false);
+  Value span = SubOp::create(n.b, n.loc, scalar(wide), l, s);
+  Value steps = DivOp::create(n.b, n.loc, scalar(wide), span, d);
+  Value count = convert(CeilOp::create(n.b, n.loc, steps), n.b.getI64Type(),
+                        false, false);
+  auto i64 = scalar(n.b.getI64Type());
+  auto zero = ConstantOp::create(
+      n.b, n.loc, DenseElementsAttr::get(i64, n.b.getI64IntegerAttr(0)));
+  auto one = ConstantOp::create(
+      n.b, n.loc, DenseElementsAttr::get(i64, n.b.getI64IntegerAttr(1)));
+  // A negative count makes an empty Range.
+  Value index = RangeOp::create(
+      n.b, n.loc, RankedTensorType::get({ShapedType::kDynamic}, i64.getElementType()),
+      zero, count, one);
+  auto vector = RankedTensorType::get({ShapedType::kDynamic}, wide);
+  Value offsets = MulOp::create(n.b, n.loc, vector,
+                                convert(index, wide, false, false), d);
+  Value values = AddOp::create(n.b, n.loc, vector, offsets, s);
+  return convert(values, element, false, isUnsignedInt);
+}
+
 /// Range-11: scalars start, limit, delta. The extent is static when all
-/// three are constants; otherwise it is computed at run time (int64 only).
+/// three are constants; otherwise it is computed at run time.
 /// A one-element 1-D input is taken as its scalar, as ONNX Runtime does
 /// (ONNX's own AffineGrid body passes one).
 LogicalResult importRange(NodeContext &n) {
@@ -486,12 +530,8 @@ LogicalResult importRange(NodeContext &n) {
     count = std::max<int64_t>(
         int64_t(std::ceil((value(b) - value(a)) / d)), 0);
   } else if (!st.getElementType().isInteger(64)) {
-    return n.error("a Range of " + Twine(n.inputOnnxType(0) ==
-                                                 onnx::TensorProto::INT32
-                                             ? "int32"
-                                             : "non-int64 values") +
-                   " needs constant start, limit and delta (only int64 "
-                   "ranges are sized at run time)");
+    n.setOutput(0, computedRange(n, start, limit, delta));
+    return success();
   }
   auto type = RankedTensorType::get({count}, st.getElementType());
   n.setOutput(0, RangeOp::create(n.b, n.loc, type, start, limit, delta));
