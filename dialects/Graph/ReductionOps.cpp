@@ -5,7 +5,8 @@
 // result shape they imply, and the accumulator type each declares (see
 // Tessel_ReduceOp in TesselOps.td); ArgMax and ArgMin. LayerNormalization,
 // whose statistics
-// are reductions with a declared accumulator too.
+// are reductions with a declared accumulator too. The integer reductions of
+// constants fold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,93 @@ LogicalResult ReduceProdOp::verify() {
 LogicalResult ReduceMeanOp::verify() { return verifyReduce(*this, true, true); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, false, false); }
 LogicalResult ReduceMinOp::verify() { return verifyReduce(*this, false, false); }
+
+namespace {
+enum class Combine { Sum, Prod, Max, Min };
+} // namespace
+
+/// The fold of a reduction of a small integer constant over static axes
+/// (mean excepted): sums and products wrap in the accumulator's width and
+/// truncate to the element type, as the kernels compute them.
+template <typename ReduceOp>
+static OpFoldResult foldIntegerReduce(ReduceOp op, Attribute input,
+                                      Combine combine) {
+  auto values = dyn_cast_or_null<DenseIntElementsAttr>(input);
+  auto type = cast<RankedTensorType>(op.getType());
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  if (!values || op.getDynamicAxes() || !type.hasStaticShape() ||
+      !inType.hasStaticShape() || inType.getNumElements() > 1024 ||
+      !isa<IntegerType>(type.getElementType()))
+    return {};
+  unsigned width = type.getElementTypeBitWidth();
+  unsigned accWidth =
+      combine == Combine::Sum || combine == Combine::Prod
+          ? std::max(width, op.getAccType().getIntOrFloatBitWidth())
+          : width;
+  bool isUnsigned = op.getIsUnsigned();
+  ArrayRef<int64_t> shape = inType.getShape();
+  SmallVector<bool> reduced(shape.size(), false);
+  for (int64_t a : op.getAxes())
+    reduced[a] = true;
+  // The result element each input element reduces into (the kept dims'
+  // row-major position).
+  int64_t count = type.getNumElements();
+  SmallVector<std::optional<APInt>> acc(count);
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (const APInt &raw : values.getValues<APInt>()) {
+    int64_t out = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!reduced[d])
+        out = out * shape[d] + index[d];
+    APInt v = isUnsigned ? raw.zext(accWidth) : raw.sext(accWidth);
+    std::optional<APInt> &a = acc[out];
+    if (!a)
+      a = v;
+    else if (combine == Combine::Sum)
+      *a += v;
+    else if (combine == Combine::Prod)
+      *a *= v;
+    else if (combine == Combine::Max)
+      a = (isUnsigned ? a->ult(v) : a->slt(v)) ? v : *a;
+    else
+      a = (isUnsigned ? a->ugt(v) : a->sgt(v)) ? v : *a;
+    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  SmallVector<APInt> result;
+  for (std::optional<APInt> &a : acc) {
+    if (!a) // An empty reduction: its identity; max and min stay unfolded.
+      switch (combine) {
+      case Combine::Sum:
+        a = APInt(accWidth, 0);
+        break;
+      case Combine::Prod:
+        a = APInt(accWidth, 1);
+        break;
+      default:
+        return {};
+      }
+    result.push_back(a->trunc(width));
+  }
+  return DenseElementsAttr::get(type, result);
+}
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduce(*this, adaptor.getInput(), Combine::Sum);
+}
+OpFoldResult ReduceProdOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduce(*this, adaptor.getInput(), Combine::Prod);
+}
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduce(*this, adaptor.getInput(), Combine::Max);
+}
+OpFoldResult ReduceMinOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduce(*this, adaptor.getInput(), Combine::Min);
+}
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return {}; }
 
 template <typename ArgOp> static LogicalResult verifyArgReduce(ArgOp op) {
   RankedTensorType in = rankedType(op.getInput());

@@ -135,6 +135,9 @@ class Tessel_ReduceOp<string mnemonic, string onnx>
     $input (`axes` $dynamic_axes^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  // A small integer constant reduces to a constant (the product of a
+  // shape's dims in a function body), so that what follows is static.
+  let hasFolder = 1;
 }
 
 // ArgMax, ArgMin.

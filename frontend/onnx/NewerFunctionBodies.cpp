@@ -726,6 +726,7 @@ const std::vector<NewerOp> &newerOps() {
     addPrimitiveBodies(ops);
     addResamplingBodies(ops);
     addSelectionBodies(ops);
+    addIndexBodies(ops);
     return ops;
   }();
   return ops;

@@ -15,7 +15,9 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: TopK-11 (ties, NaN, K as input or constant) and CumSum-14
+Families: ScatterElements/ScatterND-18 (every reduction, duplicates,
+negative indices, updates smaller than data) and GatherND-13 (batch_dims)
+against ONNX's loops; TopK-11 (ties, NaN, K as input or constant) and CumSum-14
 (exclusive, reverse, the axis as input or constant), against numpy;
 Resize-13 (nearest, linear, cubic; every coordinate transform
 but half_pixel_symmetric; scales or sizes, constants or graph inputs;
@@ -583,13 +585,99 @@ def cumsum_case(rng, i):
     return [node], inputs, inits, {prefix + "y": y}, desc
 
 
+_COMBINE = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply,
+            "max": np.maximum, "min": np.minimum}
+
+
+def scatter_case(rng, i):
+    """ScatterElements-18 (any axis, updates smaller than data in the other
+    dims, negative and duplicate indices) or ScatterND-18 (index tuples of
+    1 to rank elements, duplicates), each reduction; float32 or int32.
+    The reference is ONNX's loop over the updates in order."""
+    rank = int(rng.integers(1, 4))
+    shape = [int(rng.integers(1, 6)) for _ in range(rank)]
+    reduction = str(rng.choice(["none", "add", "mul", "max", "min"]))
+    integer = rng.random() < 0.3
+    def draw(sh):
+        return (rng.integers(-5, 6, sh).astype(np.int32) if integer
+                else rng.integers(-8, 9, sh).astype(np.float32) * 0.25)
+    data = draw(shape)
+    prefix = "scatter%d_" % i
+    out = data.copy()
+    f = _COMBINE[reduction]
+    if rng.random() < 0.5:
+        axis = int(rng.integers(-rank, rank))
+        a = axis % rank
+        ushape = [int(rng.integers(1, shape[d] + 1)) if d != a else int(rng.integers(1, 6))
+                  for d in range(rank)]
+        idx = rng.integers(-shape[a], shape[a], ushape).astype(np.int64)
+        upd = draw(ushape)
+        for u in np.ndindex(*ushape):
+            t = list(u)
+            t[a] = idx[u] % shape[a]
+            out[tuple(t)] = f(out[tuple(t)], upd[u])
+        node = helper.make_node("ScatterElements", [prefix + "data", prefix + "idx",
+                                                    prefix + "upd"], [prefix + "y"],
+                                name=prefix[:-1], axis=axis, reduction=reduction)
+        desc = "ScatterElements data=%s updates=%s axis=%d reduction=%s %s" % (
+            shape, ushape, axis, reduction, data.dtype)
+    else:
+        k = int(rng.integers(1, rank + 1))
+        front = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(1, 3)))]
+        idx = np.stack([rng.integers(-shape[j], shape[j], front) for j in range(k)],
+                       axis=-1).astype(np.int64)
+        upd = draw(front + shape[k:])
+        for m in np.ndindex(*front):
+            t = tuple(int(v) % shape[j] for j, v in enumerate(idx[m]))
+            out[t] = f(out[t], upd[m])
+        node = helper.make_node("ScatterND", [prefix + "data", prefix + "idx",
+                                              prefix + "upd"], [prefix + "y"],
+                                name=prefix[:-1], reduction=reduction)
+        desc = "ScatterND data=%s indices=%s reduction=%s %s" % (
+            shape, list(idx.shape), reduction, data.dtype)
+    inputs = {prefix + "data": data, prefix + "idx": idx, prefix + "upd": upd}
+    ref = out if integer else out.astype(np.float64)
+    return [node], inputs, [], {prefix + "y": ref}, desc
+
+
+def gathernd_case(rng, i):
+    """GatherND-13: batch_dims 0 to 2, index tuples of 1 to rank - batch_dims
+    elements, negative indices; float32 or int32."""
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.integers(1, 5)) for _ in range(rank)]
+    batch = int(rng.integers(0, min(rank, 3)))
+    k = int(rng.integers(1, rank - batch + 1))
+    front = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
+    idx = np.stack([rng.integers(-shape[batch + j], shape[batch + j],
+                                 shape[:batch] + front) for j in range(k)],
+                   axis=-1).astype(np.int64)
+    integer = rng.random() < 0.3
+    data = (rng.integers(-9, 10, shape).astype(np.int32) if integer
+            else rng.standard_normal(shape).astype(np.float32))
+    out = np.empty(shape[:batch] + front + shape[batch + k:], data.dtype)
+    for b in np.ndindex(*shape[:batch]):
+        for m in np.ndindex(*front):
+            t = tuple(int(v) % shape[batch + j] for j, v in enumerate(idx[b + m]))
+            out[b + m] = data[b + t]
+    prefix = "gathernd%d_" % i
+    node = helper.make_node("GatherND", [prefix + "data", prefix + "idx"], [prefix + "y"],
+                            name=prefix[:-1], batch_dims=batch)
+    desc = "GatherND data=%s indices=%s batch_dims=%d %s" % (
+        shape, list(idx.shape), batch, data.dtype)
+    return [node], {prefix + "data": data, prefix + "idx": idx}, [], \
+        {prefix + "y": out if integer else out.astype(np.float64)}, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
-            "topk": topk_case, "cumsum": cumsum_case}
+            "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
+            "gathernd": gathernd_case}
+# Opsets other than 13 (reductions max and min of the scatters came in 18).
+OPSET = {"scatter": 18}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8}
 
 
 # ---------------------------------------------------------------------------
@@ -661,7 +749,7 @@ def run_family(name, gen, count, rng, args):
                                        shape_of(k, v, batched and i % 2 == 1))
          for i, (k, v) in enumerate(refs.items())],
         initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET.get(name, 13))])
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save_model(model, os.path.join(work, "model.onnx"))

@@ -282,3 +282,33 @@ func.func @not_not_where_splat(%m: tensor<?x4xi1>, %x: tensor<?x4xf32>, %y: tens
   %3 = tessel.where %f, %x, %y : (tensor<4xi1>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %1, %2, %3 : tensor<?x4xi1>, tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// Integer reductions of small constants fold: sums and products wrap in the
+// element type, unsigned max compares unsigned, an empty sum is 0; float
+// reductions and means stay.
+// CHECK-LABEL: func.func @reduce_integer_constants
+// CHECK-DAG:     %[[P:.+]] = tessel.constant dense<[6, 120]> : tensor<2xi64>
+// CHECK-DAG:     %[[S:.+]] = tessel.constant dense<{{\[\[}}5, 7, 9]]> : tensor<1x3xi64>
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<-2> : tensor<i8>
+// CHECK-DAG:     %[[U:.+]] = tessel.constant dense<-1> : tensor<i8>
+// CHECK-DAG:     %[[E:.+]] = tessel.constant dense<0> : tensor<i64>
+// CHECK:         %[[F:.+]] = tessel.reduce_sum %{{.+}} {{.*}} : (tensor<2xf32>) -> tensor<f32>
+// CHECK:         %[[M:.+]] = tessel.reduce_mean %{{.+}} {{.*}} : (tensor<2x3xi64>) -> tensor<2xi64>
+// CHECK:         return %[[P]], %[[S]], %[[W]], %[[U]], %[[E]], %[[F]], %[[M]]
+func.func @reduce_integer_constants() -> (tensor<2xi64>, tensor<1x3xi64>, tensor<i8>, tensor<i8>, tensor<i64>, tensor<f32>, tensor<2xi64>) {
+  %x = tessel.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %p = tessel.reduce_prod %x {axes = array<i64: 1>, keepdims = false, acc_type = i64} : (tensor<2x3xi64>) -> tensor<2xi64>
+  %s = tessel.reduce_sum %x {axes = array<i64: 0>, keepdims = true, acc_type = i64} : (tensor<2x3xi64>) -> tensor<1x3xi64>
+  %b = tessel.constant dense<[127, 127]> : tensor<2xi8>
+  %w = tessel.reduce_sum %b {axes = array<i64: 0>, keepdims = false, acc_type = i32} : (tensor<2xi8>) -> tensor<i8>
+  %v = tessel.constant dense<[-1, 3]> : tensor<2xi8>
+  %u = tessel.reduce_max %v {axes = array<i64: 0>, keepdims = false, acc_type = i8, is_unsigned} : (tensor<2xi8>) -> tensor<i8>
+  %z = tessel.constant dense<> : tensor<0xi64>
+  %e = tessel.reduce_sum %z {axes = array<i64: 0>, keepdims = false, acc_type = i64} : (tensor<0xi64>) -> tensor<i64>
+  %f = tessel.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %g = tessel.reduce_sum %f {axes = array<i64: 0>, keepdims = false, acc_type = f32} : (tensor<2xf32>) -> tensor<f32>
+  %m = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = false, acc_type = i64} : (tensor<2x3xi64>) -> tensor<2xi64>
+  return %p, %s, %w, %u, %e, %g, %m : tensor<2xi64>, tensor<1x3xi64>, tensor<i8>, tensor<i8>, tensor<i64>, tensor<f32>, tensor<2xi64>
+}
