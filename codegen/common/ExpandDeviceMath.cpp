@@ -10,8 +10,8 @@
 // (tessel-gpu-math-to-intrinsics); f64 exp and log have expansions of
 // their own (ExpandDeviceMathF64.cpp), so the expansions built on them
 // (tanh, sinh, cosh and their inverses) serve f64 too. The graph lowering
-// computes f16 and bf16 in f32; an f64 erf, pow, sin, cos or tan is an
-// error at the ONNX node.
+// computes f16 and bf16 in f32; an f64 erf, sin, cos or tan is an error at
+// the ONNX node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,14 +40,15 @@ namespace {
 
 /// powf(x, y) = exp(y * log|x|), negated for a negative x and an odd
 /// integral y, NaN for a negative x and a non-integral y; 1 when y is 0 or
-/// x is 1 (even for NaN), as C's pow.
+/// x is 1 (even for NaN), as C's pow. f64 takes the f64 exp and log
+/// expansions.
 struct ExpandPowF : OpRewritePattern<math::PowFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::PowFOp op,
                                 PatternRewriter &rewriter) const override {
     Type type = op.getType();
-    if (!type.isF32())
-      return rewriter.notifyMatchFailure(op, "only f32 is expanded");
+    if (!type.isF32() && !type.isF64())
+      return rewriter.notifyMatchFailure(op, "only f32 and f64 are expanded");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto constant = [&](double v) -> Value {
@@ -303,7 +304,7 @@ void tessel::populateDeviceMathExpansionPatterns(RewritePatternSet &patterns) {
 LogicalResult tessel::checkDeviceMathExpanded(Operation *root) {
   WalkResult result = root->walk([](Operation *op) {
     // erf, pow and the trigonometric functions are left only where they
-    // had no expansion (f64 for erf, pow, sin, cos, tan); exp and log map to
+    // had no expansion (f64 for erf, sin, cos, tan); exp and log map to
     // f32 instructions, are expanded for f64, and would need a device
     // library at other widths.
     bool unexpanded =

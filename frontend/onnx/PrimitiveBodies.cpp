@@ -256,16 +256,9 @@ bool buildOneHot(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   if (!knownRank(c, 0, rank, error) ||
       !axisAttribute(c, "axis", -1, rank + 1, axis, error))
     return false;
-  int64_t depthType = c.elementType(1);
-  if (depthType != onnx::TensorProto::INT64 &&
-      depthType != onnx::TensorProto::INT32) {
-    // The output's extent is the depth: the plan computes extents on the
-    // host, in integers.
-    error = std::string(kUnsupportedPrefix) + "a depth of ONNX type " +
-            std::to_string(depthType) +
-            " is not supported (int64 or int32 only)";
-    return false;
-  }
+  // The depth may be any number (ONNX's reference takes int(depth)): a
+  // float one converts toward zero; its value is the output's extent, which
+  // the plan reads back when kernels compute it.
   std::vector<int64_t> shape(rank + 1, 1);
   shape[axis] = -1;
   b.Const("Zero", int64_t(0))

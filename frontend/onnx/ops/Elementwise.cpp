@@ -208,20 +208,135 @@ LogicalResult importMod(NodeContext &n) {
   return success();
 }
 
+/// Pow of an integer base (Pow-12): the result has the base's type.
+/// A float exponent: pow in f64, truncated toward zero (ONNX Runtime's
+/// std::pow and cast), a result within 1e-9 relative of an integer taken
+/// as that integer (so that exact powers stay exact where pow is not). An integer one: exact powers by squaring, wrapping
+/// in the base's width as numpy's integer power does, one step per bit the
+/// exponent can have (as many as a constant one has); a negative exponent
+/// gives the truncated 1 / base^-e: 1 for base 1, +-1 for base -1, else 0.
+LogicalResult importIntegerPow(NodeContext &n, Value base, Value exponent) {
+  RankedTensorType bt = n.inputType(0), et = n.inputType(1);
+  Type element = bt.getElementType();
+  bool baseUnsigned = isUnsigned(n.inputOnnxType(0)),
+       expUnsigned = isUnsigned(n.inputOnnxType(1));
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(bt.getShape(), et.getShape());
+  if (failed(shape))
+    return n.error("operand shapes do not broadcast");
+  auto resultType = RankedTensorType::get(*shape, element);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (isa<FloatType>(et.getElementType())) {
+    Type f64 = b.getF64Type();
+    Value x = CastOp::create(b, loc, bt.clone(f64), base, baseUnsigned, false);
+    Value y = CastOp::create(b, loc, et.clone(f64), exponent, false, false);
+    auto wide = resultType.clone(f64);
+    Value p = PowOp::create(b, loc, wide, x, y);
+    // A power that is an integer (an integral exponent, 4^0.5) must not
+    // truncate to the integer below when pow is a few ulp short of it (the
+    // GPUs' exp(y log x)): within 1e-9 relative of an integer it is one.
+    auto f64Scalar = [&](double v) -> Value {
+      auto type = RankedTensorType::get({}, f64);
+      return ConstantOp::create(b, loc,
+                                DenseElementsAttr::get(type, APFloat(v)));
+    };
+    Value nearest = RoundOp::create(b, loc, p);
+    Value gap = AbsOp::create(b, loc, SubOp::create(b, loc, wide, p, nearest));
+    Value scale = MaxOp::create(b, loc, wide,
+                                AbsOp::create(b, loc, nearest), f64Scalar(1));
+    Value tolerance = MulOp::create(b, loc, wide, scale, f64Scalar(1e-9));
+    Value close = LessOrEqualOp::create(b, loc, wide.clone(b.getI1Type()),
+                                        gap, tolerance);
+    Value snapped = WhereOp::create(b, loc, wide, close, nearest, p);
+    n.setOutput(0,
+                CastOp::create(b, loc, resultType, snapped, false, baseUnsigned));
+    return success();
+  }
+  // The exponent as i64; its magnitude's bits are the squaring steps.
+  Type i64 = b.getI64Type();
+  Value e = et.getElementType() == i64
+                ? exponent
+                : CastOp::create(b, loc, et.clone(i64), exponent, expUnsigned,
+                                 false)
+                      .getResult();
+  int64_t steps = et.getElementTypeBitWidth() - (expUnsigned ? 0 : 1);
+  if (std::optional<DenseElementsAttr> c = n.constantInput(1)) {
+    uint64_t largest = 0;
+    for (const APInt &v : c->getValues<APInt>())
+      largest = std::max<uint64_t>(
+          largest, expUnsigned ? v.getZExtValue()
+                               : uint64_t(std::max<int64_t>(v.getSExtValue(), 0)));
+    steps = std::max<int64_t>(llvm::bit_width(largest), 1);
+  }
+  auto scalar = [&](Type t, int64_t v) -> Value {
+    auto type = RankedTensorType::get({}, t);
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, APInt(t.getIntOrFloatBitWidth(),
+                                                   uint64_t(v), true)));
+  };
+  auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  auto broadcastType = [&](Value x, Value y, Type elem) {
+    return RankedTensorType::get(
+        *broadcastShapes(typeOf(x).getShape(), typeOf(y).getShape()), elem);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return MulOp::create(b, loc, broadcastType(x, y, element), x, y);
+  };
+  auto select = [&](Value c, Value x, Value y) -> Value {
+    SmallVector<int64_t> s(*broadcastShapes(typeOf(c).getShape(),
+                                            typeOf(x).getShape()));
+    s = *broadcastShapes(s, typeOf(y).getShape());
+    return WhereOp::create(b, loc, RankedTensorType::get(s, element), c, x, y);
+  };
+  Value zero64 = scalar(i64, 0), one64 = scalar(i64, 1), two64 = scalar(i64, 2);
+  auto isOdd = [&](Value k) -> Value {
+    auto mod = ModOp::create(b, loc, typeOf(k), k, two64);
+    return EqualOp::create(b, loc, typeOf(k).clone(b.getI1Type()), mod, one64);
+  };
+  Value negative =
+      LessOp::create(b, loc, typeOf(e).clone(b.getI1Type()), e, zero64);
+  Value k = MaxOp::create(b, loc, typeOf(e), e, zero64);
+  Value one = scalar(element, 1);
+  Value result = one, square = base;
+  for (int64_t i = 0; i < steps; ++i) {
+    result = select(isOdd(k), mul(result, square), result);
+    if (i + 1 < steps) {
+      square = mul(square, square);
+      k = DivOp::create(b, loc, typeOf(k), k, two64);
+    }
+  }
+  // Negative exponents: 1 / base^-e truncated.
+  Value minusOne = scalar(element, -1);
+  Value isOne =
+      EqualOp::create(b, loc, bt.clone(b.getI1Type()), base, one);
+  Value isMinusOne =
+      EqualOp::create(b, loc, bt.clone(b.getI1Type()), base, minusOne);
+  Value signOfMinusOne = select(isOdd(e), minusOne, one);
+  Value reciprocal =
+      select(isOne, one, select(isMinusOne, signOfMinusOne, scalar(element, 0)));
+  if (!baseUnsigned || !expUnsigned)
+    result = select(negative, reciprocal, result);
+  // At least one step broadcasts the base against the exponent.
+  assert(typeOf(result) == resultType && "the steps broadcast to the result");
+  n.setOutput(0, result);
+  return success();
+}
+
 /// Pow: a float base; the exponent is converted to the base's type when
 /// it has another (Pow-12 allows integer exponents; an integral exponent up
 /// to 2^24 converts exactly to float, larger ones overflow any base but
-/// 0 and +-1).
+/// 0 and +-1). An integer base: importIntegerPow.
 LogicalResult importPow(NodeContext &n) {
   Value base = n.input(0), exponent = base ? n.input(1) : Value();
   if (!exponent)
     return failure();
   RankedTensorType bt = n.inputType(0), et = n.inputType(1);
+  if (et.getElementType().isInteger(1) || !et.getElementType().isIntOrFloat() ||
+      bt.getElementType().isInteger(1) || !bt.getElementType().isIntOrFloat())
+    return n.error("the base and the exponent must be numbers");
   if (!isa<FloatType>(bt.getElementType()))
-    return n.unsupported("Pow with an integer base is not supported (only "
-                         "floating-point bases)");
-  if (et.getElementType().isInteger(1) || !et.getElementType().isIntOrFloat())
-    return n.error("the exponent must be a number");
+    return importIntegerPow(n, base, exponent);
   if (et.getElementType() != bt.getElementType()) {
     auto type = RankedTensorType::get(et.getShape(), bt.getElementType());
     exponent = CastOp::create(n.b, n.loc, type, exponent,
