@@ -9,6 +9,8 @@
 
 #include "frontend/onnx/FunctionBodies.h"
 
+#include <set>
+
 #include <onnx/defs/schema.h>
 
 #include <exception>
@@ -54,6 +56,39 @@ bool onnx_import::schemaFunctionBody(
   return true;
 }
 
+/// Renames the values a subgraph (an If branch, a Loop or Scan body, at any
+/// depth) takes from the function's scope with `bind`, as the function's
+/// own nodes are; its own values (inputs, initializers, node outputs)
+/// shadow the function's and keep their names.
+static void bindCapturedValues(
+    onnx::GraphProto &graph, std::set<std::string> shadowed,
+    const std::function<std::string(const std::string &)> &bind) {
+  for (const onnx::ValueInfoProto &in : graph.input())
+    shadowed.insert(in.name());
+  for (const onnx::TensorProto &init : graph.initializer())
+    shadowed.insert(init.name());
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &out : node.output())
+      shadowed.insert(out);
+  auto rebind = [&](std::string *name) {
+    if (!name->empty() && !shadowed.count(*name))
+      *name = bind(*name);
+  };
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    for (std::string &in : *node.mutable_input())
+      rebind(&in);
+    for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+      if (a.has_g())
+        bindCapturedValues(*a.mutable_g(), shadowed, bind);
+      for (onnx::GraphProto &g : *a.mutable_graphs())
+        bindCapturedValues(g, shadowed, bind);
+    }
+  }
+  // A graph output may be a captured value itself.
+  for (onnx::ValueInfoProto &out : *graph.mutable_output())
+    rebind(out.mutable_name());
+}
+
 std::vector<onnx::NodeProto> onnx_import::expandFunctionBody(
     const onnx::NodeProto &call, const FunctionBody &body,
     const std::function<std::string(const std::string &)> &freshName) {
@@ -89,7 +124,12 @@ std::vector<onnx::NodeProto> onnx_import::expandFunctionBody(
       node.add_output(bind(out));
     for (const onnx::AttributeProto &a : inner.attribute()) {
       if (a.ref_attr_name().empty()) {
-        *node.add_attribute() = a;
+        onnx::AttributeProto *copy = node.add_attribute();
+        *copy = a;
+        if (copy->has_g())
+          bindCapturedValues(*copy->mutable_g(), {}, bind);
+        for (onnx::GraphProto &g : *copy->mutable_graphs())
+          bindCapturedValues(g, {}, bind);
         continue;
       }
       const onnx::AttributeProto *value = nullptr;
