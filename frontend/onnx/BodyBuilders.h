@@ -159,12 +159,13 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// The tables of the other files: QuantizeLinear, DequantizeLinear and the
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
-/// GatherND.
+/// GatherND; RNN, GRU and LSTM.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
 void addSelectionBodies(std::vector<NewerOp> &ops);
 void addIndexBodies(std::vector<NewerOp> &ops);
+void addRecurrentBodies(std::vector<NewerOp> &ops);
 
 } // namespace tessel::onnx_import::bodies
 

@@ -727,6 +727,7 @@ const std::vector<NewerOp> &newerOps() {
     addResamplingBodies(ops);
     addSelectionBodies(ops);
     addIndexBodies(ops);
+    addRecurrentBodies(ops);
     return ops;
   }();
   return ops;

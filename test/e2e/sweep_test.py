@@ -15,7 +15,9 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: ScatterElements/ScatterND-18 (every reduction, duplicates,
+Families: RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
+states, peepholes, clip, activations) against a loop of their equations;
+ScatterElements/ScatterND-18 (every reduction, duplicates,
 negative indices, updates smaller than data) and GatherND-13 (batch_dims)
 against ONNX's loops; TopK-11 (ties, NaN, K as input or constant) and CumSum-14
 (exclusive, reverse, the axis as input or constant), against numpy;
@@ -668,16 +670,177 @@ def gathernd_case(rng, i):
         {prefix + "y": out if integer else out.astype(np.float64)}, desc
 
 
+_ACTS = {
+    "Sigmoid": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "Tanh": lambda x, a, b: np.tanh(x),
+    "Relu": lambda x, a, b: np.maximum(x, 0),
+    "LeakyRelu": lambda x, a, b: np.where(x >= 0, x, a * x),
+    "HardSigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "ScaledTanh": lambda x, a, b: a * np.tanh(b * x),
+    "Affine": lambda x, a, b: a * x + b,
+    "Softsign": lambda x, a, b: x / (1 + np.abs(x)),
+}
+_ACT_DEFAULTS = {"LeakyRelu": (0.01, None), "HardSigmoid": (0.2, 0.5),
+                 "ScaledTanh": (1.0, 1.0), "Affine": (1.0, 0.0)}
+
+
+def recurrent_ref(op, x, w, r, bias, lens, h0, c0, p, attrs):
+    """RNN/GRU/LSTM-14 by their ONNX equations, time-major, float64; steps
+    at or past a batch entry's sequence length keep its state and output 0
+    (ONNX Runtime's semantics; reverse runs over the valid steps
+    backwards)."""
+    seq, batch, _ = x.shape
+    nd, hidden = r.shape[0], r.shape[2]
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    funcs = attrs.get("activations")
+    alphas = list(attrs.get("activation_alpha", []))
+    betas = list(attrs.get("activation_beta", []))
+    acts = []
+    for name in funcs:
+        a, b = _ACT_DEFAULTS.get(name, (None, None))
+        if a is not None:
+            a = alphas.pop(0) if alphas else a
+        if b is not None:
+            b = betas.pop(0) if betas else b
+        acts.append(lambda v, f=_ACTS[name], a=a, b=b: f(v, a, b))
+    per = len(funcs) // nd
+    clip = attrs.get("clip")
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip is not None else (lambda v: v)
+    ys, hs, cs = [], [], []
+    for d in range(nd):
+        f = acts[d * per:(d + 1) * per]
+        W, R = w[d].astype(np.float64), r[d].astype(np.float64)
+        Bv = bias[d].astype(np.float64) if bias is not None else np.zeros(2 * gates * hidden)
+        Wb, Rb = Bv[:gates * hidden], Bv[gates * hidden:]
+        H = h0[d].astype(np.float64) if h0 is not None else np.zeros((batch, hidden))
+        C = c0[d].astype(np.float64) if c0 is not None else np.zeros((batch, hidden))
+        Y = np.zeros((seq, batch, hidden))
+        reverse = attrs.get("direction") == "reverse" or d == 1
+        for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+            xt = x[t].astype(np.float64)
+            if op == "RNN":
+                Hn = f[0](cl(xt @ W.T + H @ R.T + Wb + Rb))
+            elif op == "GRU":
+                Wz, Wr, Wh = np.split(W, 3)
+                Rz, Rr, Rh = np.split(R, 3)
+                wbz, wbr, wbh = np.split(Wb, 3)
+                rbz, rbr, rbh = np.split(Rb, 3)
+                z = f[0](cl(xt @ Wz.T + H @ Rz.T + wbz + rbz))
+                rr = f[0](cl(xt @ Wr.T + H @ Rr.T + wbr + rbr))
+                if attrs.get("linear_before_reset", 0):
+                    hh = f[1](cl(xt @ Wh.T + rr * (H @ Rh.T + rbh) + wbh))
+                else:
+                    hh = f[1](cl(xt @ Wh.T + (rr * H) @ Rh.T + rbh + wbh))
+                Hn = (1 - z) * hh + z * H
+            else:
+                g = xt @ W.T + H @ R.T + Wb + Rb
+                gi, go, gf, gc = np.split(g, 4, axis=-1)
+                pi, po, pf = (np.split(p[d].astype(np.float64), 3) if p is not None
+                              else (0, 0, 0))
+                i = f[0](cl(gi + pi * C))
+                ff = 1 - i if attrs.get("input_forget", 0) else f[0](cl(gf + pf * C))
+                Cn = ff * C + i * f[1](cl(gc))
+                o = f[0](cl(go + po * Cn))
+                Hn = o * f[2](Cn)
+            active = (t < lens)[:, None] if lens is not None else np.ones((batch, 1), bool)
+            H = np.where(active, Hn, H)
+            if op == "LSTM":
+                C = np.where(active, Cn, C)
+            Y[t] = np.where(active, Hn, 0)
+        ys.append(Y)
+        hs.append(H)
+        cs.append(C)
+    return np.stack(ys, axis=1), np.stack(hs), np.stack(cs)
+
+
+def recurrent_case(rng, i):
+    """RNN, GRU or LSTM-14: forward, reverse or bidirectional, layout 0 or
+    1, with or without biases, initial states, sequence_lens (some shorter
+    than the sequence), peepholes, clip, input_forget, linear_before_reset
+    and other activations; float32 against a float64 loop of the
+    equations."""
+    op = str(rng.choice(["RNN", "GRU", "LSTM"]))
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    seq, batch, inp, hidden = (int(rng.integers(1, 6)), int(rng.integers(1, 4)),
+                               int(rng.integers(1, 5)), int(rng.integers(1, 6)))
+    direction = str(rng.choice(["forward", "reverse", "bidirectional"]))
+    nd = 2 if direction == "bidirectional" else 1
+    layout = int(rng.integers(0, 2))
+    attrs = {"hidden_size": hidden, "direction": direction, "layout": layout}
+    per = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"],
+           "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[op]
+    funcs = per * nd
+    if rng.random() < 0.3:
+        funcs = [str(rng.choice(list(_ACTS))) for _ in funcs]
+        attrs["activations"] = funcs
+        if rng.random() < 0.5:
+            attrs["activation_alpha"] = [float(v) for v in rng.uniform(0.1, 1.0, 2)]
+            attrs["activation_beta"] = [float(v) for v in rng.uniform(0.1, 1.0, 1)]
+    if rng.random() < 0.3:
+        attrs["clip"] = float(rng.uniform(0.2, 2.0))
+    if op == "LSTM" and rng.random() < 0.3:
+        attrs["input_forget"] = 1
+    if op == "GRU" and rng.random() < 0.5:
+        attrs["linear_before_reset"] = 1
+    scale = 1 / np.sqrt(hidden)
+    x = rng.standard_normal((seq, batch, inp)).astype(np.float32)
+    w = (rng.standard_normal((nd, gates * hidden, inp)) * scale).astype(np.float32)
+    r = (rng.standard_normal((nd, gates * hidden, hidden)) * scale).astype(np.float32)
+    bias = (rng.standard_normal((nd, 2 * gates * hidden)) * 0.5).astype(np.float32) \
+        if rng.random() < 0.6 else None
+    lens = rng.integers(1, seq + 1, batch).astype(np.int32) if rng.random() < 0.4 else None
+    h0 = rng.standard_normal((nd, batch, hidden)).astype(np.float32) \
+        if rng.random() < 0.5 else None
+    c0 = rng.standard_normal((nd, batch, hidden)).astype(np.float32) \
+        if op == "LSTM" and rng.random() < 0.5 else None
+    p = (rng.standard_normal((nd, 3 * hidden)) * 0.5).astype(np.float32) \
+        if op == "LSTM" and rng.random() < 0.4 else None
+    attrs["activations"] = funcs
+    y, yh, yc = recurrent_ref(op, x, w, r, bias, lens, h0, c0, p, attrs)
+    if "activations" in attrs and attrs["activations"] == per * nd:
+        del attrs["activations"]
+    prefix = "rec%d_" % i
+    names = ["x", "w", "r", "b", "lens", "h0", "c0", "p"][:8 if op == "LSTM" else 6]
+    values = [x, w, r, bias, lens, h0, c0, p]
+    inputs, node_inputs = {}, []
+    for name, v in zip(names, values):
+        if v is None:
+            node_inputs.append("")
+            continue
+        if layout and name == "x":
+            v = np.ascontiguousarray(v.transpose(1, 0, 2))
+        if layout and name in ("h0", "c0"):
+            v = np.ascontiguousarray(v.transpose(1, 0, 2))
+        inputs[prefix + name] = v
+        node_inputs.append(prefix + name)
+    while node_inputs and node_inputs[-1] == "":
+        node_inputs.pop()
+    outs = [prefix + "y", prefix + "yh"] + ([prefix + "yc"] if op == "LSTM" else [])
+    node = helper.make_node(op, node_inputs, outs, name=prefix[:-1], **attrs)
+    if layout:
+        y, yh, yc = y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2), yc.transpose(1, 0, 2)
+    refs = {prefix + "y": y, prefix + "yh": yh}
+    if op == "LSTM":
+        refs[prefix + "yc"] = yc
+    desc = "%s seq=%d batch=%d input=%d hidden=%d %s layout=%d bias=%s lens=%s h0=%s " \
+        "c0=%s p=%s %s" % (op, seq, batch, inp, hidden, direction, layout, bias is not None,
+                           None if lens is None else lens.tolist(), h0 is not None,
+                           c0 is not None, p is not None,
+                           {k: v for k, v in attrs.items()
+                            if k not in ("hidden_size", "direction", "layout")})
+    return [node], inputs, [], refs, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
-            "gathernd": gathernd_case}
+            "gathernd": gathernd_case, "recurrent": recurrent_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
-OPSET = {"scatter": 18}
+OPSET = {"scatter": 18, "recurrent": 14}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9}
 
 
 # ---------------------------------------------------------------------------
