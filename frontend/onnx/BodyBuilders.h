@@ -121,6 +121,8 @@ using Builder = bool (*)(const Call &, onnx::FunctionBuilder &,
 
 /// An op with a body written here: its default-domain opsets [since, last]
 /// (last 0: to the newest), formal inputs and outputs, and its builder.
+/// A variadic op lists no inputs: its formals are Inputs0, Inputs1, ...,
+/// one per input of the node.
 struct NewerOp {
   const char *type;
   int64_t since, last; // opsets of the default domain
@@ -159,13 +161,14 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// The tables of the other files: QuantizeLinear, DequantizeLinear and the
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
-/// GatherND; RNN, GRU and LSTM.
+/// GatherND; RNN, GRU and LSTM; Einsum.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
 void addSelectionBodies(std::vector<NewerOp> &ops);
 void addIndexBodies(std::vector<NewerOp> &ops);
 void addRecurrentBodies(std::vector<NewerOp> &ops);
+void addEinsumBody(std::vector<NewerOp> &ops);
 
 } // namespace tessel::onnx_import::bodies
 

@@ -728,6 +728,7 @@ const std::vector<NewerOp> &newerOps() {
     addSelectionBodies(ops);
     addIndexBodies(ops);
     addRecurrentBodies(ops);
+    addEinsumBody(ops);
     return ops;
   }();
   return ops;
@@ -751,6 +752,11 @@ bool onnx_import::newerFunctionBody(
     fn.set_name(op.type);
     for (const char *in : op.inputs)
       fn.add_input(in);
+    // A variadic op (no formal inputs listed): Inputs0, Inputs1, ... for
+    // the node's inputs.
+    if (op.inputs.empty())
+      for (int i = 0; i < node.input_size(); ++i)
+        fn.add_input("Inputs" + std::to_string(i));
     for (const char *out : op.outputs)
       fn.add_output(out);
     onnx::OperatorSetIdProto *import = fn.add_opset_import();

@@ -15,7 +15,8 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
+Families: Einsum-12 (contractions, diagonals, ellipsis broadcasting,
+implicit outputs) against numpy.einsum; RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
 states, peepholes, clip, activations) against a loop of their equations;
 ScatterElements/ScatterND-18 (every reduction, duplicates,
 negative indices, updates smaller than data) and GatherND-13 (batch_dims)
@@ -831,16 +832,62 @@ def recurrent_case(rng, i):
     return [node], inputs, [], refs, desc
 
 
+def einsum_case(rng, i):
+    """Einsum-12: one to three operands over letters of random extents,
+    with contractions, batch letters, outer products, sums, a repeated
+    letter (a diagonal) now and then, an ellipsis with broadcast (unit)
+    dims, implicit or explicit outputs; against numpy.einsum."""
+    pool = "abcdefg"
+    extents = {l: int(rng.integers(1, 5)) for l in pool}
+    n_ops = int(rng.integers(1, 4))
+    terms = []
+    for _ in range(n_ops):
+        k = int(rng.integers(0, 4))
+        letters = list(rng.choice(list(pool[:5]), size=k, replace=False))
+        if k and rng.random() < 0.15:  # a diagonal
+            letters.append(letters[0])
+        terms.append("".join(letters))
+    ellipsis = rng.random() < 0.25
+    ell_dims = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(1, 3)))]
+    shapes = []
+    for k, t in enumerate(terms):
+        shape = [extents[l] for l in t]
+        if ellipsis:
+            # Some operands broadcast: fewer dims, or unit ones.
+            own = ell_dims[int(rng.integers(0, len(ell_dims))):] if k else ell_dims
+            own = [1 if rng.random() < 0.3 else d for d in own]
+            terms[k] = "..." + t
+            shape = own + shape
+        shapes.append(shape)
+    lhs = ",".join(terms)
+    explicit = rng.random() < 0.6
+    if explicit:
+        used = sorted(set("".join(terms).replace(".", "")))
+        out = [l for l in used if rng.random() < 0.5]
+        rng.shuffle(out)
+        eq = lhs + "->" + ("..." if ellipsis else "") + "".join(out)
+    else:
+        eq = lhs
+    operands = [rng.standard_normal(sh).astype(np.float32) for sh in shapes]
+    ref = np.einsum(eq, *[o.astype(np.float64) for o in operands])
+    prefix = "einsum%d_" % i
+    names = [prefix + "x%d" % k for k in range(n_ops)]
+    node = helper.make_node("Einsum", names, [prefix + "y"], name=prefix[:-1], equation=eq)
+    desc = "Einsum '%s' shapes=%s" % (eq, shapes)
+    return [node], dict(zip(names, operands)), [], {prefix + "y": np.asarray(ref)}, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
-            "gathernd": gathernd_case, "recurrent": recurrent_case}
+            "gathernd": gathernd_case, "recurrent": recurrent_case,
+            "einsum": einsum_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
 OPSET = {"scatter": 18, "recurrent": 14}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10}
 
 
 # ---------------------------------------------------------------------------
