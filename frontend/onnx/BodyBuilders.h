@@ -161,7 +161,7 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// The tables of the other files: QuantizeLinear, DequantizeLinear and the
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
-/// GatherND; RNN, GRU and LSTM; Einsum.
+/// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
@@ -169,6 +169,7 @@ void addSelectionBodies(std::vector<NewerOp> &ops);
 void addIndexBodies(std::vector<NewerOp> &ops);
 void addRecurrentBodies(std::vector<NewerOp> &ops);
 void addEinsumBody(std::vector<NewerOp> &ops);
+void addSignalBodies(std::vector<NewerOp> &ops);
 
 } // namespace tessel::onnx_import::bodies
 

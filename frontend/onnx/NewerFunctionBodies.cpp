@@ -729,6 +729,7 @@ const std::vector<NewerOp> &newerOps() {
     addIndexBodies(ops);
     addRecurrentBodies(ops);
     addEinsumBody(ops);
+    addSignalBodies(ops);
     return ops;
   }();
   return ops;
