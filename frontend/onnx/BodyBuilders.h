@@ -119,15 +119,17 @@ struct Call {
 using Builder = bool (*)(const Call &, onnx::FunctionBuilder &,
                          std::string &error);
 
-/// An op with a body written here: its default-domain opsets [since, last]
+/// An op with a body written here: its domain's opsets [since, last]
 /// (last 0: to the newest), formal inputs and outputs, and its builder.
-/// A variadic op lists no inputs: its formals are Inputs0, Inputs1, ...,
-/// one per input of the node.
+/// A variadic op lists no inputs (outputs): its formals are Inputs0,
+/// Inputs1, ... (Outputs0, ...), one per input (output) of the node.
 struct NewerOp {
   const char *type;
-  int64_t since, last; // opsets of the default domain
+  int64_t since, last; // opsets of the op's domain
   std::vector<const char *> inputs, outputs;
   Builder build;
+  /// The op's domain ("" for ai.onnx).
+  const char *domain = "";
 };
 
 /// Whether ONNX type `type` is float, float16, bfloat16 or double.
@@ -161,7 +163,8 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// The tables of the other files: QuantizeLinear, DequantizeLinear and the
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
-/// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT.
+/// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT; the optimizers of
+/// ai.onnx.preview.training and small ops of ai.onnx.ml.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
@@ -170,6 +173,7 @@ void addIndexBodies(std::vector<NewerOp> &ops);
 void addRecurrentBodies(std::vector<NewerOp> &ops);
 void addEinsumBody(std::vector<NewerOp> &ops);
 void addSignalBodies(std::vector<NewerOp> &ops);
+void addDomainBodies(std::vector<NewerOp> &ops);
 
 } // namespace tessel::onnx_import::bodies
 

@@ -158,12 +158,6 @@ OwningOpRef<ModuleOp> Importer::run() {
   Scope graphScope;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     graphScope.opsets[canonicalDomain(o.domain()).str()] = o.version();
-  if (!graphScope.opsets.count("")) {
-    // Only ops of other domains, which have no handlers.
-    (void)failUnsupported(
-        "the model imports no opset of the default ONNX domain");
-    return {};
-  }
   ctx = std::make_unique<ImportContext>(context, path);
   ctx->importSubgraph = [this](NodeContext &n, const onnx::GraphProto &g,
                                ArrayRef<GraphValue> args,

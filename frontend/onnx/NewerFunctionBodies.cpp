@@ -730,6 +730,7 @@ const std::vector<NewerOp> &newerOps() {
     addRecurrentBodies(ops);
     addEinsumBody(ops);
     addSignalBodies(ops);
+    addDomainBodies(ops);
     return ops;
   }();
   return ops;
@@ -741,10 +742,8 @@ bool onnx_import::newerFunctionBody(
     const onnx::NodeProto &node, const std::string &domain, int64_t opset,
     const std::vector<onnx::TypeProto> &inputTypes, FunctionBody &body,
     std::string &error, const ConstantInputs &constants) {
-  if (!domain.empty())
-    return false;
   for (const NewerOp &op : newerOps()) {
-    if (node.op_type() != op.type || opset < op.since ||
+    if (node.op_type() != op.type || domain != op.domain || opset < op.since ||
         (op.last && opset > op.last))
       continue;
     body = FunctionBody();
@@ -760,6 +759,9 @@ bool onnx_import::newerFunctionBody(
         fn.add_input("Inputs" + std::to_string(i));
     for (const char *out : op.outputs)
       fn.add_output(out);
+    if (op.outputs.empty())
+      for (int i = 0; i < node.output_size(); ++i)
+        fn.add_output("Outputs" + std::to_string(i));
     onnx::OperatorSetIdProto *import = fn.add_opset_import();
     import->set_domain("");
     import->set_version(kBodyOpset);
