@@ -1,8 +1,11 @@
 //===- SelectionBodies.cpp - Ops that pick elements by value, as bodies ----===//
 //
-// Ops whose result picks elements of their input by comparing values
-// (TopK): each body is its specification's meaning (ONNX 1.22) written with
+// Ops whose result picks elements of their input by comparing values or a
+// condition (TopK, NonZero, Compress) or reorders them (ReverseSequence):
+// each body is its specification's meaning (ONNX 1.22) written with
 // comparisons and masked reductions, in ONNX text. See BodyBuilders.h.
+// Results whose extent is a count (NonZero, Compress) are sized by a
+// ReduceSum that kernels compute and the plan reads back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -137,12 +140,175 @@ bool buildTopK(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   return true;
 }
 
+/// `out` = the positions where the 1-D bool `mask` is true, in order
+/// (int64 [count]): position i goes to slot p when mask[i] and p trues come
+/// before it (an exclusive CumSum), picked by a [count, n] mask and a sum.
+/// O(n^2) for the prefix count and O(n count) for the pick.
+void truePositions(onnx::FunctionBuilder &b, const std::string &out,
+                   const std::string &mask) {
+  const std::string &p = out; // the prefix of the body's own values
+  b.Const(p + "Zero", int64_t(0)).Const(p + "One", int64_t(1))
+      .Const(p + "Axis0", std::vector<int64_t>{0})
+      .Const(p + "Axis1", std::vector<int64_t>{1});
+  auto line = [&](const std::string &name, const std::string &op,
+                  std::initializer_list<std::string> args) {
+    std::string node = name + " = " + op + " (";
+    bool first = true;
+    for (const std::string &a : args)
+      node += (first ? "" : ", ") + a, first = false;
+    text(b, node + ")");
+  };
+  line(p + "Ones", "Cast <to = 7>", {mask});
+  line(p + "Before", "CumSum <exclusive = 1>", {p + "Ones", p + "Zero"});
+  line(p + "Count", "ReduceSum <keepdims = 0>", {p + "Ones"});
+  line(p + "N1", "Shape", {mask});
+  line(p + "N", "Squeeze", {p + "N1"});
+  line(p + "Slots", "Range", {p + "Zero", p + "Count", p + "One"});
+  line(p + "Positions", "Range", {p + "Zero", p + "N", p + "One"});
+  line(p + "SlotCol", "Unsqueeze", {p + "Slots", p + "Axis1"});
+  line(p + "BeforeRow", "Unsqueeze", {p + "Before", p + "Axis0"});
+  line(p + "MaskRow", "Unsqueeze", {mask, p + "Axis0"});
+  line(p + "Rank", "Equal", {p + "SlotCol", p + "BeforeRow"});
+  line(p + "Hit", "And", {p + "Rank", p + "MaskRow"});
+  line(p + "PosRow", "Unsqueeze", {p + "Positions", p + "Axis0"});
+  line(p + "Picked", "Where", {p + "Hit", p + "PosRow", p + "Zero"});
+  line(out, "ReduceSum <keepdims = 0>", {p + "Picked", p + "Axis1"});
+}
+
+// NonZero (9-13): the coordinates of the nonzero elements in row-major
+// order, [rank, count]: their flat positions, unraveled by the strides.
+bool buildNonZero(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  b.Const("Flat", std::vector<int64_t>{-1}).Const("ZeroF", 0.0f);
+  if (c.elementType(0) == onnx::TensorProto::BOOL)
+    b.Add("XFlat = Reshape (X, Flat)\nMask = Identity (XFlat)");
+  else
+    b.Add(R"(
+      XFlat = Reshape (X, Flat)
+      Zero = CastLike (ZeroF, X)
+      IsZero = Equal (XFlat, Zero)
+      Mask = Not (IsZero)
+    )");
+  truePositions(b, "Linear", "Mask");
+  if (rank == 0) {
+    // A scalar counts as one element of a 1-D tensor: [1, count], as
+    // numpy's nonzero (ONNX's reference) has it.
+    b.Const("Row", std::vector<int64_t>{1, -1});
+    b.Add("Y = Reshape (Linear, Row)");
+    return true;
+  }
+  std::string rows;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::string s = std::to_string(d);
+    if (d + 1 < rank)
+      text(b, "After" + s + " = Shape <start = " + std::to_string(d + 1) +
+                  "> (X)\nStride" + s + " = ReduceProd <keepdims = 0> (After" +
+                  s + ")\nQ" + s + " = Div (Linear, Stride" + s + ")");
+    else
+      text(b, "Q" + s + " = Identity (Linear)");
+    text(b, "Dim" + s + "1 = Shape <start = " + s + ", end = " +
+                std::to_string(d + 1) + "> (X)\nDim" + s + " = Squeeze (Dim" +
+                s + "1)\nC" + s + " = Mod (Q" + s + ", Dim" + s + ")\nRow" + s +
+                " = Unsqueeze (C" + s + ", LinearAxis0)");
+    rows += (d ? ", Row" : "Row") + s;
+  }
+  text(b, "Y = Concat <axis = 0> (" + rows + ")");
+  return true;
+}
+
+// Compress (9-11): the slices along the axis (of the flattened input
+// without one) where condition is true; a condition shorter than the axis
+// selects none of the rest.
+bool buildCompress(const Call &c, onnx::FunctionBuilder &b,
+                   std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  int64_t axis = 0;
+  std::string data = "input";
+  if (c.attr.has("axis")) {
+    if (!axisAttribute(c, "axis", 0, rank, axis, error))
+      return false;
+  } else {
+    b.Const("Flat", std::vector<int64_t>{-1});
+    b.Add("Flattened = Reshape (input, Flat)");
+    data = "Flattened";
+  }
+  if (c.rank(1) != 1) {
+    error = "condition must be 1-D";
+    return false;
+  }
+  // The condition, cut to the axis's extent.
+  b.Const("ZeroV", std::vector<int64_t>{0});
+  text(b, "Extent = Shape <start = " + std::to_string(axis) + ", end = " +
+              std::to_string(axis + 1) + "> (" + data + ")");
+  b.Add(R"(
+    Given = Cast <to = 9> (condition)
+    Cut = Slice (Given, ZeroV, Extent, ZeroV)
+  )");
+  truePositions(b, "Selected", "Cut");
+  text(b, "output = Gather <axis = " + std::to_string(axis) + "> (" + data +
+              ", Selected)");
+  return true;
+}
+
+// ReverseSequence (10): along the time axis, the first sequence_lens[b]
+// elements of batch entry b reversed, the rest kept: a GatherElements from
+// t' = t < len ? len - 1 - t : t.
+bool buildReverseSequence(const Call &c, onnx::FunctionBuilder &b,
+                          std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  int64_t batchAxis = c.attr.i("batch_axis", 1),
+          timeAxis = c.attr.i("time_axis", 0);
+  if (rank < 2 || (batchAxis != 0 && batchAxis != 1) ||
+      (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis) {
+    error = "needs rank >= 2 and batch_axis, time_axis one each of 0 and 1";
+    return false;
+  }
+  // Time positions along the time axis, lengths along the batch axis.
+  std::vector<int64_t> timeShape(rank, 1), lenShape(rank, 1);
+  timeShape[timeAxis] = -1;
+  lenShape[batchAxis] = -1;
+  b.Const("TimeShape", timeShape).Const("LenShape", lenShape)
+      .Const("Zero", int64_t(0)).Const("One", int64_t(1));
+  text(b, "T1 = Shape <start = " + std::to_string(timeAxis) + ", end = " +
+              std::to_string(timeAxis + 1) + "> (input)");
+  text(b, R"(
+    T = Squeeze (T1)
+    Steps = Range (Zero, T, One)
+    TimeCol = Reshape (Steps, TimeShape)
+    Lens = Cast <to = 7> (sequence_lens)
+    LenCol = Reshape (Lens, LenShape)
+    Inside = Less (TimeCol, LenCol)
+    Last = Sub (LenCol, One)
+    Mirrored = Sub (Last, TimeCol)
+    Source = Where (Inside, Mirrored, TimeCol)
+    XShape = Shape (input)
+    SourceAll = Expand (Source, XShape)
+    Y = GatherElements <axis = )" + std::to_string(timeAxis) +
+              R"(> (input, SourceAll)
+  )");
+  return true;
+}
+
 } // namespace
 
 void bodies::addSelectionBodies(std::vector<NewerOp> &ops) {
   const NewerOp table[] = {
       {"TopK", 1, 9, {"X"}, {"Values", "Indices"}, buildTopK},
       {"TopK", 10, 0, {"X", "K"}, {"Values", "Indices"}, buildTopK},
+      {"NonZero", 9, 0, {"X"}, {"Y"}, buildNonZero},
+      {"Compress", 9, 0, {"input", "condition"}, {"output"}, buildCompress},
+      {"ReverseSequence",
+       10,
+       0,
+       {"input", "sequence_lens"},
+       {"Y"},
+       buildReverseSequence},
   };
   ops.insert(ops.end(), std::begin(table), std::end(table));
 }

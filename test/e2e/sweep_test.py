@@ -15,7 +15,7 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
+Families: NonZero, Compress and ReverseSequence against numpy; DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
 as input or constant) against numpy's FFT; Einsum-12 (contractions, diagonals, ellipsis broadcasting,
 implicit outputs) against numpy.einsum; RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
 states, peepholes, clip, activations) against a loop of their equations;
@@ -928,17 +928,67 @@ def dft_case(rng, i):
     return [node], inputs, inits, {prefix + "y": ref}, desc
 
 
+def select_case(rng, i):
+    """NonZero-13 (float, int32 or bool, rank 0 to 4 (a scalar as a 1-D
+    tensor: [1, count], as numpy and ONNX's reference), none to all nonzero),
+    Compress-11 (an axis or the flattened input, a condition shorter than
+    the axis) and ReverseSequence-10 (either layout, lengths 1 to the
+    extent); against numpy."""
+    prefix = "select%d_" % i
+    kind = str(rng.choice(["nonzero", "compress", "reverse"]))
+    if kind == "nonzero":
+        rank = int(rng.integers(0, 5))
+        shape = [int(rng.integers(1, 5)) for _ in range(rank)]
+        dtype = rng.choice([np.float32, np.int32, np.bool_])
+        density = float(rng.choice([0.0, 0.3, 0.7, 1.0]))
+        x = (rng.random(shape) < density)
+        x = x.astype(dtype) * (1 if dtype == np.bool_ else rng.integers(1, 5, shape).astype(dtype))
+        x = np.asarray(x, dtype=dtype)
+        node = helper.make_node("NonZero", [prefix + "x"], [prefix + "y"], name=prefix[:-1])
+        return [node], {prefix + "x": x}, [], {prefix + "y": np.array(np.nonzero(np.atleast_1d(x)), np.int64)}, \
+            "NonZero x=%s %s density=%s" % (shape, np.dtype(dtype).name, density)
+    if kind == "compress":
+        rank = int(rng.integers(1, 4))
+        shape = [int(rng.integers(1, 5)) for _ in range(rank)]
+        x = rng.standard_normal(shape).astype(np.float32)
+        axis = int(rng.integers(-rank, rank)) if rng.random() < 0.7 else None
+        n = x.size if axis is None else shape[axis]
+        cond = rng.random(int(rng.integers(1, n + 1))) < 0.5
+        ref = np.compress(cond, x, axis=axis)
+        attrs = {} if axis is None else {"axis": axis}
+        node = helper.make_node("Compress", [prefix + "x", prefix + "c"], [prefix + "y"],
+                                name=prefix[:-1], **attrs)
+        return [node], {prefix + "x": x, prefix + "c": cond}, [], \
+            {prefix + "y": ref.astype(np.float64)}, \
+            "Compress x=%s axis=%s condition=%s" % (shape, axis, cond.astype(int).tolist())
+    batch_axis = int(rng.integers(0, 2))
+    time_axis = 1 - batch_axis
+    shape = [int(rng.integers(1, 5)) for _ in range(int(rng.integers(2, 4)))]
+    x = rng.standard_normal(shape).astype(np.float32)
+    lens = rng.integers(1, shape[time_axis] + 1, shape[batch_axis]).astype(np.int64)
+    ref = x.astype(np.float64).copy()
+    for b_, l in enumerate(lens):
+        idx = [slice(None)] * len(shape)
+        idx[batch_axis] = b_
+        idx[time_axis] = slice(0, l)
+        ref[tuple(idx)] = np.flip(x[tuple(idx)], axis=time_axis - (time_axis > batch_axis))
+    node = helper.make_node("ReverseSequence", [prefix + "x", prefix + "l"], [prefix + "y"],
+                            name=prefix[:-1], batch_axis=batch_axis, time_axis=time_axis)
+    return [node], {prefix + "x": x, prefix + "l": lens}, [], {prefix + "y": ref}, \
+        "ReverseSequence x=%s batch_axis=%d lens=%s" % (shape, batch_axis, lens.tolist())
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
             "gathernd": gathernd_case, "recurrent": recurrent_case,
-            "einsum": einsum_case, "dft": dft_case}
+            "einsum": einsum_case, "dft": dft_case, "select": select_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
 OPSET = {"scatter": 18, "recurrent": 14, "dft": 20}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12}
 
 
 # ---------------------------------------------------------------------------
