@@ -51,4 +51,20 @@ def SpirvExactF64Pass : Pass<"tessel-spirv-exact-f64", "mlir::spirv::ModuleOp"> 
   }];
 }
 
+def SaturateIndexPass : Pass<"tessel-saturate-index"> {
+  let summary = "Index values saturate to the 32 bits of the Vulkan index";
+  let description = [{
+    The Vulkan target's index is 32 bits (the kernel ABI passes int32
+    sizes), so every extent and position a kernel sees fits in an i32. Shape
+    values wider than that are bounds that only clamp against extents: a
+    Slice's end of INT64_MAX ("to the end") or INT64_MIN (reversing
+    everything). As 64-bit index constants the SPIR-V conversion cannot
+    hold them, and an i64 value converted to index would truncate (INT64_MAX
+    to -1). Both saturate instead: an index constant is clamped to the i32
+    range, and an `arith.index_cast` from i64 clamps its operand first,
+    which keeps every clamp against an extent what it was in 64 bits.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_CODEGEN_VULKAN_PASSES

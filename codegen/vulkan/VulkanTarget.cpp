@@ -78,7 +78,7 @@ public:
     tessel::addBuiltinPipeline(pm, "gpu.module(expand-strided-metadata),"
                     " tessel-vulkan-kernel-abi,"
                     " gpu.module(lower-affine, arith-expand, tessel-expand-bf16,"
-                    " canonicalize, cse,"
+                    " canonicalize, cse, tessel-saturate-index, canonicalize,"
                     " convert-math-to-spirv),"
                     " convert-gpu-to-spirv{use-64bit-index=false},"
                     " spirv.module(spirv-lower-abi-attrs, spirv-update-vce,"
