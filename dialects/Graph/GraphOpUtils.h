@@ -30,6 +30,12 @@ bool sameDim(int64_t a, int64_t b);
 /// computed from values that became constant after import; the shape
 /// contract computes and checks it).
 bool sameOrDynamicDim(int64_t a, int64_t b);
+/// A result dim against an extent implied by shape values the verifier
+/// may not know (known elements of a computed shape): equal where both are
+/// static; a static result dim over a dynamic implied one is the
+/// importer's, which the shape contract checks at run time
+/// (addCheckedResult).
+bool knownOrDynamicDim(int64_t a, int64_t b);
 
 /// Prints an extent as in a type: `?` for a dynamic one.
 std::string extent(int64_t d);

@@ -77,6 +77,10 @@ bool graph_detail::sameOrDynamicDim(int64_t a, int64_t b) {
   return a == b || ShapedType::isDynamic(a);
 }
 
+bool graph_detail::knownOrDynamicDim(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
 std::string graph_detail::extent(int64_t d) {
   return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
 }
@@ -829,7 +833,7 @@ LogicalResult ExpandOp::verify() {
   if (failed(expected))
     return emitOpError(error);
   return checkShape(*this, getType(), *expected, "result",
-                    sameOrDynamicDim);
+                    knownOrDynamicDim);
 }
 
 LogicalResult ConstantOfShapeOp::verify() {

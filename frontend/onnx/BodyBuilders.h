@@ -156,6 +156,22 @@ bool knownImageRank(const Call &c, int i, int64_t &rank, std::string &error);
 bool axisAttribute(const Call &c, const char *name, int64_t fallback,
                    int64_t rank, int64_t &axis, std::string &error);
 
+/// `out` = the 1-D `in` with `n` unit dims after it, so that it varies
+/// along the dim that has n dims after it when it broadcasts.
+void alongDim(onnx::FunctionBuilder &b, const std::string &out,
+              const std::string &in, int64_t n);
+
+/// The extents around an axis known as the int64 scalar `axis`, for a
+/// tensor whose first `rank` dims are the 1-D int64 `shape`: `prefix`Outer
+/// (the product of the dims before it), `prefix`N (its extent) and
+/// `prefix`Inner (the product of those after it), each [1]; and
+/// `prefix`At, the bool [rank] that is true at the axis. Folding a tensor
+/// to [Outer, N, Inner] makes an op along an axis read at run time one
+/// along dim 1.
+void foldAroundAxis(onnx::FunctionBuilder &b, const std::string &prefix,
+                    const std::string &shape, int64_t rank,
+                    const std::string &axis);
+
 /// Dims [begin, end) of X's shape as `name` (1-D int64).
 void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
                 int64_t begin, int64_t end);
@@ -164,7 +180,7 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
 /// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT; the optimizers of
-/// ai.onnx.preview.training and small ops of ai.onnx.ml.
+/// ai.onnx.preview.training and small ops of ai.onnx.ml; Det.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
@@ -174,6 +190,7 @@ void addRecurrentBodies(std::vector<NewerOp> &ops);
 void addEinsumBody(std::vector<NewerOp> &ops);
 void addSignalBodies(std::vector<NewerOp> &ops);
 void addDomainBodies(std::vector<NewerOp> &ops);
+void addMatrixBodies(std::vector<NewerOp> &ops);
 
 } // namespace tessel::onnx_import::bodies
 

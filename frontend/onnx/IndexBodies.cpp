@@ -1,7 +1,8 @@
 //===- IndexBodies.cpp - Ops that move elements by index, as bodies --------===//
 //
 // Ops that read or write elements at positions an index tensor gives
-// (ScatterElements, Scatter, ScatterND, TensorScatter, GatherND): each body
+// (ScatterElements, Scatter, ScatterND, TensorScatter, GatherND) or that
+// compute (Col2Im): each body
 // is its specification's meaning (ONNX 1.22) in ONNX text. See
 // BodyBuilders.h.
 //
@@ -25,21 +26,6 @@ using namespace tessel::onnx_import;
 using namespace tessel::onnx_import::bodies;
 
 namespace {
-
-/// `out` = 1-D `in` with `n` unit dims after it (it then varies along the
-/// dim that has n dims after it).
-void alongDim(onnx::FunctionBuilder &b, const std::string &out,
-              const std::string &in, int64_t n) {
-  if (n == 0) {
-    text(b, out + " = Identity (" + in + ")");
-    return;
-  }
-  std::vector<int64_t> axes;
-  for (int64_t d = 1; d <= n; ++d)
-    axes.push_back(d);
-  b.Const(out + "Axes", axes);
-  text(b, out + " = Unsqueeze (" + in + ", " + out + "Axes)");
-}
 
 /// The reduction attribute: "none", "add", "mul", "max" or "min" (max and
 /// min from opset 18), or an error.
@@ -113,6 +99,46 @@ void wrapIndices(onnx::FunctionBuilder &b, const std::string &out,
               out + "I, " + out + "Zero)\n" + out + "Wrapped = Add (" + out +
               "I, " + extent + ")\n" + out + " = Where (" + out + "Neg, " +
               out + "Wrapped, " + out + "I)");
+}
+
+/// The index tuples of `indices` (last dim k) as rows of data viewed
+/// [P, S] from dim `batch` on: Head (data's dims [batch, batch + k)), P1
+/// (their product), S1 (the product of the dims after them, [1] when none),
+/// Tail (those dims, when any) and Linear (each tuple's row-major position
+/// among the P, negative entries counted from the end), the shape of
+/// indices without its last dim.
+void tupleRows(onnx::FunctionBuilder &b, int64_t batch, int64_t k,
+               int64_t rank) {
+  auto shape = [](const std::string &out, int64_t start, int64_t end) {
+    return out + " = Shape <start = " + std::to_string(start) +
+           (end >= 0 ? ", end = " + std::to_string(end) : std::string()) +
+           "> (data)\n";
+  };
+  b.Const("OneV", std::vector<int64_t>{1})
+      .Const("LastAxis", std::vector<int64_t>{-1});
+  text(b, shape("Head", batch, batch + k) +
+              "P1 = ReduceProd <keepdims = 1> (Head)");
+  if (batch + k < rank)
+    text(b, shape("Tail", batch + k, -1) +
+                "S1 = ReduceProd <keepdims = 1> (Tail)");
+  else
+    b.Add("S1 = Identity (OneV)");
+  std::string strides;
+  for (int64_t j = 0; j < k; ++j) {
+    std::string s = "Stride" + std::to_string(j);
+    if (j + 1 == k)
+      text(b, s + " = Identity (OneV)");
+    else
+      text(b, shape(s + "D", batch + j + 1, batch + k) + s +
+                  " = ReduceProd <keepdims = 1> (" + s + "D)");
+    strides += (j ? ", " : "") + s;
+  }
+  text(b, "Strides = Concat <axis = 0> (" + strides + ")");
+  wrapIndices(b, "Tuples", "indices", "Head");
+  b.Add(R"(
+    Scaled = Mul (Tuples, Strides)
+    Linear = ReduceSum <keepdims = 0> (Scaled, LastAxis)
+  )");
 }
 
 // ScatterElements (11-18) and Scatter (9-10, and later as the deprecated
@@ -228,38 +254,14 @@ bool buildScatterND(const Call &c, onnx::FunctionBuilder &b,
   }
   b.Const("Zero", int64_t(0)).Const("One", int64_t(1))
       .Const("MinusOneV", std::vector<int64_t>{-1})
-      .Const("OneV", std::vector<int64_t>{1})
-      .Const("LastAxis", std::vector<int64_t>{-1})
       .Const("Axis0", std::vector<int64_t>{0})
       .Const("Axis1", std::vector<int64_t>{1})
       .Const("Axis2", std::vector<int64_t>{2});
-  text(b, "Head = Shape <start = 0, end = " + std::to_string(k) + "> (data)");
-  text(b, "P1 = ReduceProd <keepdims = 1> (Head)");
-  if (k < rank)
-    text(b, "Tail = Shape <start = " + std::to_string(k) +
-                "> (data)\nS1 = ReduceProd <keepdims = 1> (Tail)");
-  else
-    b.Add("S1 = Identity (OneV)");
-  // Row-major strides of the addressed dims.
-  std::string strides;
-  for (int64_t j = 0; j < k; ++j) {
-    std::string s = "Stride" + std::to_string(j);
-    if (j + 1 == k)
-      text(b, s + " = Identity (OneV)");
-    else
-      text(b, s + "D = Shape <start = " + std::to_string(j + 1) + ", end = " +
-                  std::to_string(k) + "> (data)\n" + s +
-                  " = ReduceProd <keepdims = 1> (" + s + "D)");
-    strides += (j ? ", " : "") + s;
-  }
-  text(b, "Strides = Concat <axis = 0> (" + strides + ")");
-  wrapIndices(b, "Tuples", "indices", "Head");
+  tupleRows(b, 0, k, rank);
   text(b, R"(
     DShape = Shape (data)
     Flat = Concat <axis = 0> (P1, S1)
     Base = Reshape (data, Flat)
-    Scaled = Mul (Tuples, Strides)
-    Linear = ReduceSum <keepdims = 0> (Scaled, LastAxis)
     L = Reshape (Linear, MinusOneV)
     UFlat = Concat <axis = 0> (MinusOneV, S1)
     U2 = Reshape (updates, UFlat)
@@ -366,45 +368,17 @@ bool buildGatherND(const Call &c, onnx::FunctionBuilder &b,
             "rank of data less batch_dims";
     return false;
   }
-  auto shape = [](const std::string &out, const std::string &of,
-                  int64_t start, int64_t end) {
-    return out + " = Shape <start = " + std::to_string(start) +
-           (end >= 0 ? ", end = " + std::to_string(end) : std::string()) +
-           "> (" + of + ")\n";
-  };
-  b.Const("Zero", int64_t(0)).Const("One", int64_t(1))
-      .Const("OneV", std::vector<int64_t>{1})
-      .Const("MinusOneV", std::vector<int64_t>{-1})
-      .Const("LastAxis", std::vector<int64_t>{-1});
-  text(b, shape("Head", "data", batch, batch + k) +
-              "P1 = ReduceProd <keepdims = 1> (Head)\n" +
-              shape("Front", "indices", 0, q - 1));
-  if (batch + k < rank)
-    text(b, shape("Tail", "data", batch + k, -1) +
-                "S1 = ReduceProd <keepdims = 1> (Tail)\n"
-                "OutShape = Concat <axis = 0> (Front, Tail)");
-  else
-    b.Add("S1 = Identity (OneV)\nOutShape = Identity (Front)");
-  std::string strides;
-  for (int64_t j = 0; j < k; ++j) {
-    std::string s = "Stride" + std::to_string(j);
-    if (j + 1 == k)
-      text(b, s + " = Identity (OneV)");
-    else
-      text(b, shape(s + "D", "data", batch + j + 1, batch + k) + s +
-                  " = ReduceProd <keepdims = 1> (" + s + "D)");
-    strides += (j ? ", " : "") + s;
-  }
-  text(b, "Strides = Concat <axis = 0> (" + strides + ")");
-  wrapIndices(b, "Tuples", "indices", "Head");
-  text(b, R"(
-    Scaled = Mul (Tuples, Strides)
-    Linear = ReduceSum <keepdims = 0> (Scaled, LastAxis)
-  )");
+  b.Const("Zero", int64_t(0)).Const("One", int64_t(1));
+  tupleRows(b, batch, k, rank);
+  text(b, "Front = Shape <start = 0, end = " + std::to_string(q - 1) +
+              "> (indices)");
+  b.Add(batch + k < rank ? "OutShape = Concat <axis = 0> (Front, Tail)"
+                         : "OutShape = Identity (Front)");
   if (batch > 0) {
     // Row of batch position (b_0, ..., b_{batch-1}): its linear number
     // times P, broadcast over the other dims of the tuples' grid.
-    text(b, shape("Batch", "data", 0, batch) +
+    text(b, "Batch = Shape <start = 0, end = " + std::to_string(batch) +
+                "> (data)\n"
                 "B1 = ReduceProd <keepdims = 1> (Batch)\n"
                 "B = Squeeze (B1)\n"
                 "BatchPositions = Range (Zero, B, One)\n"
@@ -432,6 +406,133 @@ bool buildGatherND(const Call &c, onnx::FunctionBuilder &b,
     Data2 = Reshape (data, Flat)
     Gathered = Gather <axis = 0> (Data2, Rows)
     output = Reshape (Gathered, OutShape)
+  )");
+  return true;
+}
+
+// Col2Im (18): the columns [N, C * K, L] (K = prod(block_shape) kernel
+// offsets, L sliding blocks) summed back into an image [N, C,
+// *image_shape]. Each output position o and kernel offset k receive from
+// at most one block: per dim, l = (o + pad - k * dilation) / stride when
+// that divides and lands in [0, blocks). So a [K, P] table of block
+// numbers (computed from image_shape and block_shape, which may be inputs)
+// drives one GatherElements, and a masked sum over k gives the image:
+// O(K P), a Conv's cost.
+bool buildCol2Im(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  int64_t dims = c.extent(1, 0);
+  if (c.rank(0) != 3 || c.rank(1) != 1 || dims < 1 || c.extent(2, 0) != dims) {
+    error = "input must be [N, C * prod(block_shape), L], and image_shape "
+            "and block_shape 1-D of one static length";
+    return false;
+  }
+  std::vector<int64_t> dilations = c.attr.ints("dilations"),
+                       pads = c.attr.ints("pads"),
+                       strides = c.attr.ints("strides");
+  if (dilations.empty())
+    dilations.assign(dims, 1);
+  if (pads.empty())
+    pads.assign(2 * dims, 0);
+  if (strides.empty())
+    strides.assign(dims, 1);
+  if (int64_t(dilations.size()) != dims || int64_t(pads.size()) != 2 * dims ||
+      int64_t(strides.size()) != dims) {
+    error = "dilations and strides need one entry per spatial dim, pads two";
+    return false;
+  }
+  for (int64_t d = 0; d < dims; ++d)
+    if (dilations[d] < 1 || strides[d] < 1) {
+      error = "dilations and strides must be >= 1";
+      return false;
+    }
+  b.Const("Zero", int64_t(0)).Const("One", int64_t(1))
+      .Const("ZeroF", 0.0f)
+      .Const("Axis0", std::vector<int64_t>{0})
+      .Const("Axis1", std::vector<int64_t>{1})
+      .Const("KeepDim", std::vector<int64_t>{0})
+      .Const("AnyDim", std::vector<int64_t>{-1})
+      .Const("OffsetAxis", std::vector<int64_t>{2});
+  b.Add(R"(
+    P1 = ReduceProd <keepdims = 1> (image_shape)
+    K1 = ReduceProd <keepdims = 1> (block_shape)
+    P = Squeeze (P1)
+    K = Squeeze (K1)
+    ORange = Range (Zero, P, One)
+    KRange = Range (Zero, K, One)
+    O = Unsqueeze (ORange, Axis0)
+    Kc = Unsqueeze (KRange, Axis1)
+  )");
+  // Per dim: extents, blocks, and the strides of o, k and l.
+  for (int64_t d = 0; d < dims; ++d) {
+    std::string s = std::to_string(d);
+    b.Const("D" + s, d)
+        .Const("Pad" + s, pads[d] + pads[d + dims])
+        .Const("PadBegin" + s, pads[d])
+        .Const("Dil" + s, dilations[d])
+        .Const("Stride" + s, strides[d]);
+    text(b, "Img" + s + " = Gather <axis = 0> (image_shape, D" + s + ")\nBlk" +
+                s + " = Gather <axis = 0> (block_shape, D" + s + ")\nSpan" + s +
+                "a = Sub (Blk" + s + ", One)\nSpan" + s + " = Mul (Span" + s +
+                "a, Dil" + s + ")\nRoom" + s + "a = Add (Img" + s + ", Pad" + s +
+                ")\nRoom" + s + "b = Sub (Room" + s + "a, Span" + s + ")\nRoom" +
+                s + " = Sub (Room" + s + "b, One)\nSteps" + s + " = Div (Room" +
+                s + ", Stride" + s + ")\nNB" + s + " = Add (Steps" + s +
+                ", One)");
+  }
+  auto product = [&](const std::string &out, const std::string &stem,
+                     int64_t from) {
+    if (from >= dims) {
+      text(b, out + " = Identity (One)");
+      return;
+    }
+    std::string acc = stem + std::to_string(from);
+    for (int64_t d = from + 1; d < dims; ++d) {
+      std::string next = out + "x" + std::to_string(d);
+      text(b, next + " = Mul (" + acc + ", " + stem + std::to_string(d) + ")");
+      acc = next;
+    }
+    text(b, out + " = Identity (" + acc + ")");
+  };
+  b.Add("Acc0 = Identity (Zero)");
+  b.Add("Valid0 = Constant <value = bool {1}> ()");
+  for (int64_t d = 0; d < dims; ++d) {
+    std::string s = std::to_string(d), n = std::to_string(d + 1);
+    product("OStride" + s, "Img", d + 1);
+    product("KStride" + s, "Blk", d + 1);
+    product("LStride" + s, "NB", d + 1);
+    text(b, "Oq" + s + " = Div (O, OStride" + s + ")\nOd" + s + " = Mod (Oq" +
+                s + ", Img" + s + ")\nKq" + s + " = Div (Kc, KStride" + s +
+                ")\nKd" + s + " = Mod (Kq" + s + ", Blk" + s + ")\nKo" + s +
+                " = Mul (Kd" + s + ", Dil" + s + ")\nShifted" + s +
+                " = Add (Od" + s + ", PadBegin" + s + ")\nNum" + s +
+                " = Sub (Shifted" + s + ", Ko" + s + ")\nNonNeg" + s +
+                " = GreaterOrEqual (Num" + s + ", Zero)\nNumPos" + s +
+                " = Where (NonNeg" + s + ", Num" + s + ", Zero)\nRem" + s +
+                " = Mod (NumPos" + s + ", Stride" + s + ")\nOnStride" + s +
+                " = Equal (Rem" + s + ", Zero)\nQ" + s + " = Div (NumPos" + s +
+                ", Stride" + s + ")\nInBlocks" + s + " = Less (Q" + s + ", NB" +
+                s + ")\nV" + s + "a = And (NonNeg" + s + ", OnStride" + s +
+                ")\nV" + s + "b = And (V" + s + "a, InBlocks" + s + ")\nValid" +
+                n + " = And (Valid" + s + ", V" + s + "b)\nLq" + s +
+                " = Mul (Q" + s + ", LStride" + s + ")\nAcc" + n + " = Add (Acc" +
+                s + ", Lq" + s + ")");
+  }
+  std::string last = std::to_string(dims);
+  text(b, "Block = Where (Valid" + last + ", Acc" + last + ", Zero)");
+  text(b, R"(
+    L1 = Shape <start = 2, end = 3> (input)
+    Grouped = Concat <axis = 0> (KeepDim, AnyDim, K1, L1)
+    X4 = Reshape (input, Grouped)
+    NC = Shape <start = 0, end = 2> (X4)
+    TableShape = Concat <axis = 0> (NC, K1, P1)
+    Table = Expand (Block, TableShape)
+    Gathered = GatherElements <axis = 3> (X4, Table)
+    ZeroX = CastLike (ZeroF, input)
+  )");
+  text(b, "Kept = Where (Valid" + last + ", Gathered, ZeroX)");
+  b.Add(R"(
+    Image = ReduceSum <keepdims = 0> (Kept, OffsetAxis)
+    OutShape = Concat <axis = 0> (NC, image_shape)
+    output = Reshape (Image, OutShape)
   )");
   return true;
 }
@@ -465,6 +566,12 @@ void bodies::addIndexBodies(std::vector<NewerOp> &ops) {
        {"present_cache"},
        buildTensorScatter},
       {"GatherND", 11, 0, {"data", "indices"}, {"output"}, buildGatherND},
+      {"Col2Im",
+       18,
+       0,
+       {"input", "image_shape", "block_shape"},
+       {"output"},
+       buildCol2Im},
   };
   ops.insert(ops.end(), std::begin(table), std::end(table));
 }

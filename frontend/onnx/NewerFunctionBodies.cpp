@@ -115,6 +115,39 @@ void bodies::shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
               ", end = " + std::to_string(end) + "> (X)");
 }
 
+void bodies::alongDim(onnx::FunctionBuilder &b, const std::string &out,
+                      const std::string &in, int64_t n) {
+  if (n == 0) {
+    text(b, out + " = Identity (" + in + ")");
+    return;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t d = 1; d <= n; ++d)
+    axes.push_back(d);
+  b.Const(out + "Axes", axes);
+  text(b, out + " = Unsqueeze (" + in + ", " + out + "Axes)");
+}
+
+void bodies::foldAroundAxis(onnx::FunctionBuilder &b,
+                            const std::string &prefix,
+                            const std::string &shape, int64_t rank,
+                            const std::string &axis) {
+  const std::string &p = prefix;
+  b.Const(p + "Rank", rank).Const(p + "Zero", int64_t(0))
+      .Const(p + "One", int64_t(1));
+  text(b, p + "Dims = Range (" + p + "Zero, " + p + "Rank, " + p + "One)\n" +
+              p + "Before = Less (" + p + "Dims, " + axis + ")\n" + p +
+              "After = Greater (" + p + "Dims, " + axis + ")\n" + p +
+              "At = Equal (" + p + "Dims, " + axis + ")\n" + p +
+              "OuterDims = Where (" + p + "Before, " + shape + ", " + p +
+              "One)\n" + p + "InnerDims = Where (" + p + "After, " + shape +
+              ", " + p + "One)\n" + p + "AtDims = Where (" + p + "At, " +
+              shape + ", " + p + "Zero)\n" + p +
+              "Outer = ReduceProd <keepdims = 1> (" + p + "OuterDims)\n" + p +
+              "Inner = ReduceProd <keepdims = 1> (" + p + "InnerDims)\n" + p +
+              "N = ReduceSum <keepdims = 1> (" + p + "AtDims)");
+}
+
 namespace {
 
 /// The stash_type / softmax_precision of `name`: a float type, else an
@@ -731,6 +764,7 @@ const std::vector<NewerOp> &newerOps() {
     addEinsumBody(ops);
     addSignalBodies(ops);
     addDomainBodies(ops);
+    addMatrixBodies(ops);
     return ops;
   }();
   return ops;

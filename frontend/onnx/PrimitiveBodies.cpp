@@ -641,7 +641,6 @@ bool buildCumulative(const Call &c, onnx::FunctionBuilder &b,
   } else {
     // [outer, n, inner] from the axis read at run time.
     b.Const("RankI", int64_t(rank)).Const("ZeroS", int64_t(0))
-        .Const("OneS", int64_t(1))
         .Const("EmptyShape", std::vector<int64_t>{})
         .Add(R"(
       AxisI = Cast <to = 7> (axis)
@@ -650,17 +649,10 @@ bool buildCumulative(const Call &c, onnx::FunctionBuilder &b,
       Wrapped = Add (AxisS, RankI)
       Axis = Where (Negative, Wrapped, AxisS)
       XShape = Shape (x)
-      Dims = Range (ZeroS, RankI, OneS)
-      Before = Less (Dims, Axis)
-      After = Greater (Dims, Axis)
-      At = Equal (Dims, Axis)
-      OuterDims = Where (Before, XShape, OneS)
-      InnerDims = Where (After, XShape, OneS)
-      AxisDims = Where (At, XShape, ZeroS)
-      Outer = ReduceProd <keepdims = 1> (OuterDims)
-      Inner = ReduceProd <keepdims = 1> (InnerDims)
-      Extent = ReduceSum <keepdims = 1> (AxisDims)
-      Folded = Concat <axis = 0> (Outer, Extent, Inner)
+    )");
+    foldAroundAxis(b, "F", "XShape", rank, "Axis");
+    b.Add(R"(
+      Folded = Concat <axis = 0> (FOuter, FN, FInner)
       X3 = Reshape (x, Folded)
     )");
     in = "X3";

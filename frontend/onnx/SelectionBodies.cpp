@@ -1,10 +1,11 @@
 //===- SelectionBodies.cpp - Ops that pick elements by value, as bodies ----===//
 //
 // Ops whose result picks elements of their input by comparing values or a
-// condition (TopK, NonZero, Compress) or reorders them (ReverseSequence):
+// condition (TopK, Unique, NonZero, Compress) or reorders them
+// (ReverseSequence):
 // each body is its specification's meaning (ONNX 1.22) written with
 // comparisons and masked reductions, in ONNX text. See BodyBuilders.h.
-// Results whose extent is a count (NonZero, Compress) are sized by a
+// Results whose extent is a count (Unique, NonZero, Compress) are sized by a
 // ReduceSum that kernels compute and the plan reads back.
 //
 //===----------------------------------------------------------------------===//
@@ -18,26 +19,6 @@ using namespace tessel::onnx_import;
 using namespace tessel::onnx_import::bodies;
 
 namespace {
-
-/// `n` ones from dim 1 on, as the axes of an Unsqueeze: [1, 2, ..., n].
-std::vector<int64_t> trailingAxes(int64_t n) {
-  std::vector<int64_t> axes;
-  for (int64_t d = 1; d <= n; ++d)
-    axes.push_back(d);
-  return axes;
-}
-
-/// `out` = `in` (a 1-D tensor) with `n` unit dims after it, so that it
-/// broadcasts along the dim that has `n` dims after it.
-void alongDim(onnx::FunctionBuilder &b, const std::string &out,
-              const std::string &in, int64_t n) {
-  if (n == 0) {
-    text(b, out + " = Identity (" + in + ")");
-    return;
-  }
-  b.Const(out + "Axes", trailingAxes(n));
-  text(b, out + " = Unsqueeze (" + in + ", " + out + "Axes)");
-}
 
 // TopK (1-24): the K largest (smallest) elements along the axis, in order,
 // with their indices; equal elements keep the lower index first, and NaN
@@ -295,6 +276,107 @@ bool buildReverseSequence(const Call &c, onnx::FunctionBuilder &b,
   return true;
 }
 
+// Unique (11): the distinct elements (slices along the axis, or elements
+// of the flattened input), in order of value (sorted, numpy's
+// lexicographic order of slices) or of first occurrence, with each one's
+// first index, each input's slot (inverse_indices) and the counts. With
+// the slices as rows [n, m]: a [n, n] equality of rows, the first
+// occurrences (no equal row before), and each first row's rank among the
+// firsts (rows before it in value, or in position); slot p takes the first
+// row of rank p. The count of distinct rows, a ReduceSum that kernels
+// compute, sizes the results through read back. O(n^2 m).
+bool buildUnique(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  bool sorted = c.attr.i("sorted", 1) != 0;
+  int64_t axis = 0;
+  bool hasAxis = c.attr.has("axis");
+  if (hasAxis && !axisAttribute(c, "axis", 0, rank, axis, error))
+    return false;
+  b.Const("Zero", int64_t(0)).Const("One", int64_t(1))
+      .Const("Axis0", std::vector<int64_t>{0})
+      .Const("Axis1", std::vector<int64_t>{1})
+      .Const("Axis2", std::vector<int64_t>{2})
+      .Const("Flat", std::vector<int64_t>{-1, 1})
+      .Const("AnyV", std::vector<int64_t>{-1});
+  std::string source = "X";
+  if (!hasAxis) {
+    b.Const("FlatAll", std::vector<int64_t>{-1});
+    b.Add("Source = Reshape (X, FlatAll)\nRows = Reshape (X, Flat)");
+    source = "Source";
+    axis = 0;
+  } else {
+    std::vector<int64_t> perm{axis};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        perm.push_back(d);
+    text(b, "Moved = Transpose <perm = " + intList(perm) + "> (X)\nN1 = Shape <start = " +
+                std::to_string(axis) + ", end = " + std::to_string(axis + 1) +
+                "> (X)\nRowShape = Concat <axis = 0> (N1, AnyV)\nRows = Reshape (Moved, RowShape)");
+  }
+  text(b, R"(
+    RowsI = Unsqueeze (Rows, Axis1)
+    RowsJ = Unsqueeze (Rows, Axis0)
+    SameE = Equal (RowsJ, RowsI)
+    SameN = Cast <to = 7> (SameE)
+    SameMin = ReduceMin <keepdims = 0> (SameN, Axis2)
+    Same = Cast <to = 9> (SameMin)
+    NR = Shape <start = 0, end = 1> (Rows)
+    N = Squeeze (NR)
+    Positions = Range (Zero, N, One)
+    I = Unsqueeze (Positions, Axis1)
+    J = Unsqueeze (Positions, Axis0)
+    EarlierJ = Less (J, I)
+    SameEarlier = And (Same, EarlierJ)
+    SameEarlierN = Cast <to = 7> (SameEarlier)
+    Repeats = ReduceSum <keepdims = 0> (SameEarlierN, Axis1)
+    First = Equal (Repeats, Zero)
+    FirstRow = Unsqueeze (First, Axis0)
+  )");
+  if (sorted) {
+    // Row j before row i: at the first element where they differ, j's is
+    // smaller (an exclusive count of differences along the row).
+    text(b, R"(
+      DiffE = Not (SameE)
+      DiffN = Cast <to = 7> (DiffE)
+      DiffBefore = CumSum <exclusive = 1> (DiffN, Axis2)
+      PrefixSame = Equal (DiffBefore, Zero)
+      Smaller = Less (RowsJ, RowsI)
+      Decides = And (Smaller, PrefixSame)
+      DecidesN = Cast <to = 7> (Decides)
+      BeforeN = ReduceMax <keepdims = 0> (DecidesN, Axis2)
+      Before = Cast <to = 9> (BeforeN)
+    )");
+  } else {
+    b.Add("Before = Identity (EarlierJ)");
+  }
+  text(b, R"(
+    FirstBefore = And (Before, FirstRow)
+    FirstBeforeN = Cast <to = 7> (FirstBefore)
+    Ranks = ReduceSum <keepdims = 0> (FirstBeforeN, Axis1)
+    FirstN = Cast <to = 7> (First)
+    Count = ReduceSum <keepdims = 0> (FirstN)
+    Slots = Range (Zero, Count, One)
+    SlotCol = Unsqueeze (Slots, Axis1)
+    RanksRow = Unsqueeze (Ranks, Axis0)
+    RankMatch = Equal (SlotCol, RanksRow)
+    Chosen = And (RankMatch, FirstRow)
+    ChosenPos = Where (Chosen, J, Zero)
+    indices = ReduceSum <keepdims = 0> (ChosenPos, Axis1)
+    SameFirst = And (Same, FirstRow)
+    SlotOfFirst = Where (SameFirst, RanksRow, Zero)
+    inverse_indices = ReduceSum <keepdims = 0> (SlotOfFirst, Axis1)
+    InverseRow = Unsqueeze (inverse_indices, Axis0)
+    Members = Equal (SlotCol, InverseRow)
+    MembersN = Cast <to = 7> (Members)
+    counts = ReduceSum <keepdims = 0> (MembersN, Axis1)
+  )");
+  text(b, "Y = Gather <axis = " + std::to_string(axis) + "> (" + source +
+              ", indices)");
+  return true;
+}
+
 } // namespace
 
 void bodies::addSelectionBodies(std::vector<NewerOp> &ops) {
@@ -302,6 +384,12 @@ void bodies::addSelectionBodies(std::vector<NewerOp> &ops) {
       {"TopK", 1, 9, {"X"}, {"Values", "Indices"}, buildTopK},
       {"TopK", 10, 0, {"X", "K"}, {"Values", "Indices"}, buildTopK},
       {"NonZero", 9, 0, {"X"}, {"Y"}, buildNonZero},
+      {"Unique",
+       11,
+       0,
+       {"X"},
+       {"Y", "indices", "inverse_indices", "counts"},
+       buildUnique},
       {"Compress", 9, 0, {"input", "condition"}, {"output"}, buildCompress},
       {"ReverseSequence",
        10,

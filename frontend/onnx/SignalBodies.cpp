@@ -1,4 +1,4 @@
-//===- SignalBodies.cpp - DFT and STFT as ONNX bodies ----------------------===//
+//===- SignalBodies.cpp - DFT, STFT and MelWeightMatrix as ONNX bodies -----===//
 //
 // The signal ops (ONNX 1.22 specification and reference, numpy's fft) as
 // bodies; see BodyBuilders.h. A DFT along one axis is a product with the
@@ -50,7 +50,6 @@ bool buildDFT(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   b.Const("ZeroI", int64_t(0)).Const("OneI", int64_t(1))
       .Const("TwoI", int64_t(2)).Const("OneV", std::vector<int64_t>{1})
       .Const("PartsV", std::vector<int64_t>{parts})
-      .Const("SignalRank", int64_t(rank - 1))
       .Const("Part0", int64_t(0)).Const("Part1", int64_t(1))
       .Const("LastAxis", std::vector<int64_t>{-1})
       .Const("Axis1", std::vector<int64_t>{1})
@@ -90,23 +89,14 @@ bool buildDFT(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   // [outer, n, inner, c] around the axis.
   text(b, "SigShape = Shape <start = 0, end = " + std::to_string(rank - 1) +
               "> (input)");
+  foldAroundAxis(b, "F", "SigShape", rank - 1, "Axis");
   b.Add(R"(
-    Dims = Range (ZeroI, SignalRank, OneI)
-    Before = Less (Dims, Axis)
-    After = Greater (Dims, Axis)
-    At = Equal (Dims, Axis)
-    OuterDims = Where (Before, SigShape, OneI)
-    InnerDims = Where (After, SigShape, OneI)
-    AtDims = Where (At, SigShape, ZeroI)
-    Outer = ReduceProd <keepdims = 1> (OuterDims)
-    Inner = ReduceProd <keepdims = 1> (InnerDims)
-    N1 = ReduceSum <keepdims = 1> (AtDims)
-    Folded = Concat <axis = 0> (Outer, N1, Inner, PartsV)
+    Folded = Concat <axis = 0> (FOuter, FN, FInner, PartsV)
     X4 = Reshape (input, Folded)
     XT = Transpose <perm = [0, 2, 3, 1]> (X4)
     XrX = Gather <axis = 2> (XT, Part0)
     Xr = Cast <to = 11> (XrX)
-    n = Squeeze (N1)
+    n = Squeeze (FN)
   )");
   if (parts == 2)
     b.Add("XiX = Gather <axis = 2> (XT, Part1)\nXi = Cast <to = 11> (XiX)");
@@ -273,7 +263,7 @@ bool buildDFT(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   b.Add(R"(
     Y4 = Transpose <perm = [0, 2, 1, 3]> (Y3)
     K1 = Unsqueeze (K, Axis0)
-    OutDims = Where (At, K1, SigShape)
+    OutDims = Where (FAt, K1, SigShape)
     OutShape = Concat <axis = 0> (OutDims, OutParts)
     YD = Reshape (Y4, OutShape)
     output = CastLike (YD, input)
@@ -331,12 +321,124 @@ bool buildSTFT(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   return true;
 }
 
+// MelWeightMatrix (17): [dft_length / 2 + 1, num_mel_bins] triangular
+// filters over the spectrogram bins, as ONNX's reference builds them: M + 2
+// points equally spaced in mel (2595 log10(1 + f / 700), the edges in
+// float as the reference's float32 inputs make them, the rest in double)
+// map back to Hz and to bins floor((dft_length + 1) hz / sample_rate);
+// filter i rises from bin f[i] to f[i + 1] (a single 1 when they are
+// equal) and falls to f[i + 2].
+bool buildMelWeightMatrix(const Call &c, onnx::FunctionBuilder &b,
+                          std::string &error) {
+  int64_t type = c.attr.i("output_datatype", onnx::TensorProto::FLOAT);
+  if (!isFloat(type)) {
+    error = "output_datatype must be a float type";
+    return false;
+  }
+  b.Const("ZeroI", int64_t(0)).Const("OneI", int64_t(1))
+      .Const("TwoI", int64_t(2))
+      .Const("Axis0", std::vector<int64_t>{0})
+      .Const("Axis1", std::vector<int64_t>{1})
+      .Const("Mel", 2595.0f).Const("Corner", 700.0f).Const("OneF", 1.0f)
+      .Const("TenD", 10.0).Const("MelD", 2595.0).Const("CornerD", 700.0)
+      .Const("OneD", 1.0).Const("ZeroD", 0.0);
+  b.Add(R"(
+    Bins = Cast <to = 7> (num_mel_bins)
+    Dft = Cast <to = 7> (dft_length)
+    Half = Div (Dft, TwoI)
+    Rows = Add (Half, OneI)
+    Points = Add (Bins, TwoI)
+    LowF = Cast <to = 1> (lower_edge_hertz)
+    HighF = Cast <to = 1> (upper_edge_hertz)
+    LowRatio = Div (LowF, Corner)
+    HighRatio = Div (HighF, Corner)
+    LowArg = Add (OneF, LowRatio)
+    HighArg = Add (OneF, HighRatio)
+    LowLn = Log (LowArg)
+    HighLn = Log (HighArg)
+    TenF = Cast <to = 1> (TenD)
+    LnTen = Log (TenF)
+    LowLog = Div (LowLn, LnTen)
+    HighLog = Div (HighLn, LnTen)
+    LowMel = Mul (LowLog, Mel)
+    HighMel = Mul (HighLog, Mel)
+    SpanMel = Sub (HighMel, LowMel)
+    PointsF = Cast <to = 1> (Points)
+    StepF = Div (SpanMel, PointsF)
+    Step = Cast <to = 11> (StepF)
+    Low = Cast <to = 11> (LowMel)
+    Index = Range (ZeroI, Points, OneI)
+    IndexD = Cast <to = 11> (Index)
+    Scaled = Mul (IndexD, Step)
+    MelPoint = Add (Scaled, Low)
+    Exponent = Div (MelPoint, MelD)
+    Power = Pow (TenD, Exponent)
+    PowerLess = Sub (Power, OneD)
+    Hz = Mul (PowerLess, CornerD)
+    DftPlus = Add (Dft, OneI)
+    DftPlusD = Cast <to = 11> (DftPlus)
+    Rate = Cast <to = 11> (sample_rate)
+    Spread = Mul (DftPlusD, Hz)
+    Ratio = Div (Spread, Rate)
+    Floored = Floor (Ratio)
+    F = Cast <to = 7> (Floored)
+    FirstBins = Range (ZeroI, Bins, OneI)
+    SecondBins = Add (FirstBins, OneI)
+    ThirdBins = Add (FirstBins, TwoI)
+    Lo0 = Gather <axis = 0> (F, FirstBins)
+    Ce0 = Gather <axis = 0> (F, SecondBins)
+    Hi0 = Gather <axis = 0> (F, ThirdBins)
+    Lo = Unsqueeze (Lo0, Axis0)
+    Ce = Unsqueeze (Ce0, Axis0)
+    Hi = Unsqueeze (Hi0, Axis0)
+    JRange = Range (ZeroI, Rows, OneI)
+    J = Unsqueeze (JRange, Axis1)
+    Rises = Greater (Ce, Lo)
+    AtOrAboveLo = GreaterOrEqual (J, Lo)
+    AtOrBelowCe = LessOrEqual (J, Ce)
+    RiseA = And (Rises, AtOrAboveLo)
+    Rise = And (RiseA, AtOrBelowCe)
+    Flat = Equal (Ce, Lo)
+    AtCe = Equal (J, Ce)
+    Peak = And (Flat, AtCe)
+    Falls = Greater (Hi, Ce)
+    AtOrAboveCe = GreaterOrEqual (J, Ce)
+    BelowHi = Less (J, Hi)
+    FallA = And (Falls, AtOrAboveCe)
+    Fall = And (FallA, BelowHi)
+    JD = Cast <to = 11> (J)
+    LoD = Cast <to = 11> (Lo)
+    CeD = Cast <to = 11> (Ce)
+    HiD = Cast <to = 11> (Hi)
+    Up = Sub (JD, LoD)
+    UpSpan = Sub (CeD, LoD)
+    UpSafe = Where (Rises, UpSpan, OneD)
+    RiseV = Div (Up, UpSafe)
+    Down = Sub (HiD, JD)
+    DownSpan = Sub (HiD, CeD)
+    DownSafe = Where (Falls, DownSpan, OneD)
+    FallV = Div (Down, DownSafe)
+    PeakV = Where (Peak, OneD, ZeroD)
+    RiseOrPeak = Where (Rise, RiseV, PeakV)
+    Weights = Where (Fall, FallV, RiseOrPeak)
+  )");
+  text(b, "output = Cast <to = " + std::to_string(type) + "> (Weights)");
+  return true;
+}
+
 } // namespace
 
 void bodies::addSignalBodies(std::vector<NewerOp> &ops) {
   const NewerOp table[] = {
       {"DFT", 17, 19, {"input", "dft_length"}, {"output"}, buildDFT},
       {"DFT", 20, 0, {"input", "dft_length", "axis"}, {"output"}, buildDFT},
+      {"MelWeightMatrix",
+       17,
+       0,
+       {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+        "upper_edge_hertz"},
+       {"output"},
+       buildMelWeightMatrix},
       {"STFT",
        17,
        0,

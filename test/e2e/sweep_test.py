@@ -15,7 +15,8 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: NonZero, Compress and ReverseSequence against numpy; DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
+Families: Col2Im (against a loop adding patches) and Det (numpy.linalg);
+NonZero, Unique, Compress and ReverseSequence against numpy; DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
 as input or constant) against numpy's FFT; Einsum-12 (contractions, diagonals, ellipsis broadcasting,
 implicit outputs) against numpy.einsum; RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
 states, peepholes, clip, activations) against a loop of their equations;
@@ -500,6 +501,14 @@ def resize_case(rng, i):
     return [node], inputs, inits, {prefix + "y": ref}, desc
 
 
+def _feed(name, value, as_input, inputs, inits):
+    """Gives the model `value` as graph input `name`, or as an initializer."""
+    if as_input:
+        inputs[name] = value
+    else:
+        inits.append(numpy_helper.from_array(value, name))
+
+
 def topk_ref(x, k, axis, largest):
     """TopK as ONNX's reference computes it: a stable sort by value (NaN
     above every number), equal values keeping the lower index first."""
@@ -536,12 +545,8 @@ def topk_case(rng, i):
     node = helper.make_node("TopK", [prefix + "x", prefix + "k"],
                             [prefix + "values", prefix + "indices"], name=prefix[:-1],
                             axis=axis, largest=largest)
-    inputs = {prefix + "x": x}
-    inits = []
-    if as_input:
-        inputs[prefix + "k"] = kv
-    else:
-        inits.append(numpy_helper.from_array(kv, prefix + "k"))
+    inputs, inits = {prefix + "x": x}, []
+    _feed(prefix + "k", kv, as_input, inputs, inits)
     values, indices = topk_ref(x, k, axis % rank, largest)
     if not integer:
         values = values.astype(np.float64)
@@ -567,12 +572,8 @@ def cumsum_case(rng, i):
     av = np.array(axis, dtype=np.int64 if rng.random() < 0.5 else np.int32)
     node = helper.make_node("CumSum", [prefix + "x", prefix + "axis"], [prefix + "y"],
                             name=prefix[:-1], exclusive=exclusive, reverse=reverse)
-    inputs = {prefix + "x": x}
-    inits = []
-    if as_input:
-        inputs[prefix + "axis"] = av
-    else:
-        inits.append(numpy_helper.from_array(av, prefix + "axis"))
+    inputs, inits = {prefix + "x": x}, []
+    _feed(prefix + "axis", av, as_input, inputs, inits)
     a = axis % rank
     y = x.astype(np.int64 if integer else np.float64)
     if reverse:
@@ -914,12 +915,8 @@ def dft_case(rng, i):
     values = {prefix + "len": np.array(length if length is not None else 0, np.int64),
               prefix + "axis": np.array(axis_given, np.int64)}
     for nm in names[1:]:
-        if not nm:
-            continue
-        if as_input:
-            inputs[nm] = values[nm]
-        else:
-            inits.append(numpy_helper.from_array(values[nm], nm))
+        if nm:
+            _feed(nm, values[nm], as_input, inputs, inits)
     node = helper.make_node("DFT", names, [prefix + "y"], name=prefix[:-1],
                             inverse=inverse, onesided=onesided)
     desc = "DFT x=%s axis=%d dft_length=%s inverse=%d onesided=%d (%s)" % (
@@ -935,7 +932,28 @@ def select_case(rng, i):
     the axis) and ReverseSequence-10 (either layout, lengths 1 to the
     extent); against numpy."""
     prefix = "select%d_" % i
-    kind = str(rng.choice(["nonzero", "compress", "reverse"]))
+    kind = str(rng.choice(["nonzero", "compress", "reverse", "unique"]))
+    if kind == "unique":
+        rank = int(rng.integers(1, 4))
+        shape = [int(rng.integers(1, 5)) for _ in range(rank)]
+        x = rng.integers(-2, 3, shape).astype(np.float32)  # many repeats
+        axis = int(rng.integers(-rank, rank)) if rng.random() < 0.5 else None
+        sort = int(rng.integers(0, 2))
+        y, idx, inv, cnt = np.unique(x, return_index=True, return_inverse=True,
+                                     return_counts=True, axis=axis)
+        if not sort:  # order of first occurrence
+            order = np.argsort(idx)
+            where = np.empty_like(order)
+            where[order] = np.arange(len(order))
+            y = np.take(y, order, axis=0 if axis is None else axis)
+            idx, inv, cnt = idx[order], where[inv.reshape(-1)], cnt[order]
+        attrs = {"sorted": sort} if axis is None else {"sorted": sort, "axis": axis}
+        outs = [prefix + n for n in ("y", "idx", "inv", "cnt")]
+        node = helper.make_node("Unique", [prefix + "x"], outs, name=prefix[:-1], **attrs)
+        refs = dict(zip(outs, [y.astype(np.float64), idx.astype(np.int64),
+                               inv.reshape(-1).astype(np.int64), cnt.astype(np.int64)]))
+        return [node], {prefix + "x": x}, [], refs, "Unique x=%s axis=%s sorted=%d" % (
+            shape, axis, sort)
     if kind == "nonzero":
         rank = int(rng.integers(0, 5))
         shape = [int(rng.integers(1, 5)) for _ in range(rank)]
@@ -978,17 +996,70 @@ def select_case(rng, i):
         "ReverseSequence x=%s batch_axis=%d lens=%s" % (shape, batch_axis, lens.tolist())
 
 
+def col2im_case(rng, i):
+    """Col2Im-18 (1-D to 3-D images, blocks, strides, dilations, pads; the
+    image and block shapes as graph inputs) against a loop that adds each
+    column's patch into the image, and Det-22 (1x1 to 5x5, batched, some
+    singular) against numpy.linalg.det."""
+    prefix = "col2im%d_" % i
+    if rng.random() < 0.3:
+        n = int(rng.integers(1, 6))
+        batch = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
+        a = rng.standard_normal(batch + [n, n]).astype(np.float32)
+        singular = n > 1 and rng.random() < 0.3
+        ref = np.asarray(np.linalg.det(a.astype(np.float64)))
+        if singular:  # two equal rows: exactly 0, which LAPACK's LU misses by 1e-16
+            a[..., -1, :] = a[..., 0, :]
+            ref = np.zeros(batch)
+        node = helper.make_node("Det", [prefix + "x"], [prefix + "y"], name=prefix[:-1])
+        return [node], {prefix + "x": a}, [], {prefix + "y": ref}, \
+            "Det x=%s%s" % (list(a.shape), " singular" if singular else "")
+    dims = int(rng.integers(1, 4))
+    image = [int(rng.integers(1, 7)) for _ in range(dims)]
+    block = [int(rng.integers(1, 4)) for _ in range(dims)]
+    dil = [int(rng.integers(1, 3)) for _ in range(dims)]
+    stride = [int(rng.integers(1, 3)) for _ in range(dims)]
+    pads = [int(rng.integers(0, 2)) for _ in range(2 * dims)]
+    blocks = [(image[d] + pads[d] + pads[d + dims] - dil[d] * (block[d] - 1) - 1) // stride[d] + 1
+              for d in range(dims)]
+    if min(blocks) < 1:
+        pads = [p + 3 for p in pads]
+        blocks = [(image[d] + pads[d] + pads[d + dims] - dil[d] * (block[d] - 1) - 1)
+                  // stride[d] + 1 for d in range(dims)]
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    K, L = int(np.prod(block)), int(np.prod(blocks))
+    x = rng.standard_normal((n, c * K, L)).astype(np.float32)
+    ref = np.zeros([n, c] + image)
+    cols = x.reshape(n, c, K, L).astype(np.float64)
+    for k in np.ndindex(*block):
+        kf = int(np.ravel_multi_index(k, block))
+        for l in np.ndindex(*blocks):
+            lf = int(np.ravel_multi_index(l, blocks))
+            pos = [l[d] * stride[d] - pads[d] + k[d] * dil[d] for d in range(dims)]
+            if all(0 <= pos[d] < image[d] for d in range(dims)):
+                ref[(slice(None), slice(None)) + tuple(pos)] += cols[:, :, kf, lf]
+    node = helper.make_node("Col2Im", [prefix + "x", prefix + "img", prefix + "blk"],
+                            [prefix + "y"], name=prefix[:-1], dilations=dil, pads=pads,
+                            strides=stride)
+    inputs = {prefix + "x": x, prefix + "img": np.array(image, np.int64),
+              prefix + "blk": np.array(block, np.int64)}
+    desc = "Col2Im x=%s image=%s block=%s dilations=%s pads=%s strides=%s" % (
+        list(x.shape), image, block, dil, pads, stride)
+    return [node], inputs, [], {prefix + "y": ref}, desc
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
             "gathernd": gathernd_case, "recurrent": recurrent_case,
-            "einsum": einsum_case, "dft": dft_case, "select": select_case}
+            "einsum": einsum_case, "dft": dft_case, "select": select_case,
+            "col2im": col2im_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
-OPSET = {"scatter": 18, "recurrent": 14, "dft": 20}
+OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12, "col2im": 13}
 
 
 # ---------------------------------------------------------------------------

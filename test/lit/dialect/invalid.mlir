@@ -857,3 +857,13 @@ func.func @dispatch_region_yield_type(%a: tensor<8xf32>) -> tensor<?xf32> {
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// An Expand whose static result dim contradicts a constant shape value.
+func.func @expand_contradicts_shape(%x: tensor<?x3xf32>) -> tensor<2x5x3xf32> {
+  %s = tessel.constant dense<[4, 1, 1]> : tensor<3xi64>
+  // expected-error @+1 {{'tessel.expand' op result dim 0 is 2, expected 4}}
+  %0 = tessel.expand %x, %s : (tensor<?x3xf32>, tensor<3xi64>) -> tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}

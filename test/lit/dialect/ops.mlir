@@ -343,3 +343,15 @@ func.func @dispatch_region(%a: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8
   }
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// An Expand whose result has static dims its shape operand does not show
+// (the importer knew those elements of a computed shape; the shape contract
+// checks them at run time).
+// CHECK-LABEL: func.func @expand_known_dims
+// CHECK:         tessel.expand %{{.+}}, %{{.+}} : (tensor<?x?xi64>, tensor<4xi64>) -> tensor<1x?x?x?xi64>
+func.func @expand_known_dims(%x: tensor<?x?xi64>, %s: tensor<4xi64>) -> tensor<1x?x?x?xi64> {
+  %0 = tessel.expand %x, %s : (tensor<?x?xi64>, tensor<4xi64>) -> tensor<1x?x?x?xi64>
+  return %0 : tensor<1x?x?x?xi64>
+}
