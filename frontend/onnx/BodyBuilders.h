@@ -180,7 +180,7 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
 /// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT; the optimizers of
-/// ai.onnx.preview.training and small ops of ai.onnx.ml; Det.
+/// ai.onnx.preview.training and small ops of ai.onnx.ml; Det; GridSample.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
@@ -191,6 +191,17 @@ void addEinsumBody(std::vector<NewerOp> &ops);
 void addSignalBodies(std::vector<NewerOp> &ops);
 void addDomainBodies(std::vector<NewerOp> &ops);
 void addMatrixBodies(std::vector<NewerOp> &ops);
+void addGridSampleBody(std::vector<NewerOp> &ops);
+
+/// Keys' cubic convolution kernel (Resize's cubic mode, GridSample's) at a
+/// distance `t` >= 0, as ONNX text defining `out`, in the forms the ONNX
+/// reference writes: ((A + 2) t - (A + 3)) t^2 + 1 on [0, 1] (keysNear)
+/// and ((A t - 5A) t + 8A) t - 4A on [1, 2) (keysFar). The body defines the
+/// constants CubicA, CubicA2 (A + 2), CubicA3 (A + 3), CubicA4 (4A),
+/// CubicA5 (5A) and CubicA8 (8A) in its float type, and `one`.
+std::string keysNear(const std::string &t, const std::string &out,
+                     const char *one);
+std::string keysFar(const std::string &t, const std::string &out);
 
 } // namespace tessel::onnx_import::bodies
 

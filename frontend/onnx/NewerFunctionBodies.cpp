@@ -765,6 +765,7 @@ const std::vector<NewerOp> &newerOps() {
     addSignalBodies(ops);
     addDomainBodies(ops);
     addMatrixBodies(ops);
+    addGridSampleBody(ops);
     return ops;
   }();
   return ops;
