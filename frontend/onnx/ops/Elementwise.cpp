@@ -211,10 +211,11 @@ LogicalResult importMod(NodeContext &n) {
 /// Pow of an integer base (Pow-12): the result has the base's type.
 /// A float exponent: pow in f64, truncated toward zero (ONNX Runtime's
 /// std::pow and cast), a result within 1e-9 relative of an integer taken
-/// as that integer (so that exact powers stay exact where pow is not). An integer one: exact powers by squaring, wrapping
-/// in the base's width as numpy's integer power does, one step per bit the
-/// exponent can have (as many as a constant one has); a negative exponent
-/// gives the truncated 1 / base^-e: 1 for base 1, +-1 for base -1, else 0.
+/// as that integer (so that exact powers stay exact where pow is not). An
+/// integer one: exact powers by squaring, wrapping in the base's width as
+/// numpy's integer power does, one step per bit the exponent can have (as
+/// many as a constant one has); a negative exponent gives the truncated
+/// 1 / base^-e: 1 for base 1, +-1 for base -1 (signed bases only), else 0.
 LogicalResult importIntegerPow(NodeContext &n, Value base, Value exponent) {
   RankedTensorType bt = n.inputType(0), et = n.inputType(1);
   Type element = bt.getElementType();
@@ -313,8 +314,13 @@ LogicalResult importIntegerPow(NodeContext &n, Value base, Value exponent) {
   Value isMinusOne =
       EqualOp::create(b, loc, bt.clone(b.getI1Type()), base, minusOne);
   Value signOfMinusOne = select(isOdd(e), minusOne, one);
+  // An unsigned base has no -1 (its all-ones value is the largest, whose
+  // reciprocal truncates to 0).
   Value reciprocal =
-      select(isOne, one, select(isMinusOne, signOfMinusOne, scalar(element, 0)));
+      baseUnsigned
+          ? select(isOne, one, scalar(element, 0))
+          : select(isOne, one,
+                   select(isMinusOne, signOfMinusOne, scalar(element, 0)));
   if (!baseUnsigned || !expUnsigned)
     result = select(negative, reciprocal, result);
   // At least one step broadcasts the base against the exponent.
