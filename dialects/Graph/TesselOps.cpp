@@ -641,27 +641,85 @@ std::pair<int64_t, int64_t> tessel::sliceRange(int64_t n, int64_t start,
   return {start, start > end ? (start - end - step - 1) / -step : 0};
 }
 
+/// The most elements a folded Slice or Transpose produces: the shape and pad
+/// arithmetic exporters write, not weights.
+static constexpr int64_t kMaxFoldedMoves = 4096;
+
+/// The constant of type `type` whose element at each index is `in`'s element
+/// at linear index `source(index)`: data movement of a small constant.
+static DenseElementsAttr
+moveElements(DenseElementsAttr in, RankedTensorType type,
+             function_ref<int64_t(ArrayRef<int64_t>)> source) {
+  SmallVector<Attribute> values(in.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  out.reserve(type.getNumElements());
+  SmallVector<int64_t> index(type.getRank(), 0);
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    out.push_back(values[source(index)]);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+/// Row-major strides of a static shape.
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   RankedTensorType type = getType();
   auto inType = cast<RankedTensorType>(getInput().getType());
-  if (!type.hasStaticShape() || !inType.hasStaticShape() ||
-      inType.getRank() != 1)
+  auto in = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (!in || !type.hasStaticShape() || !inType.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldedMoves)
     return {};
-  std::optional<SmallVector<APInt>> in = intElements(adaptor.getInput()),
-                                    starts = intElements(adaptor.getStarts()),
+  std::optional<SmallVector<APInt>> starts = intElements(adaptor.getStarts()),
                                     ends = intElements(adaptor.getEnds());
-  if (!in || !starts || !ends || starts->size() != 1 || ends->size() != 1)
+  if (!starts || !ends || starts->size() != getAxes().size() ||
+      ends->size() != getAxes().size())
     return {};
-  int64_t step = getSteps()[0];
-  auto [first, count] =
-      sliceRange(inType.getDimSize(0), (*starts)[0].getSExtValue(),
-                 (*ends)[0].getSExtValue(), step);
-  if (count != type.getNumElements())
+  SmallVector<int64_t> first(inType.getRank(), 0), step(inType.getRank(), 1);
+  for (auto [i, axis] : llvm::enumerate(getAxes())) {
+    auto [start, count] =
+        sliceRange(inType.getDimSize(axis), (*starts)[i].getSExtValue(),
+                   (*ends)[i].getSExtValue(), getSteps()[i]);
+    if (count != type.getDimSize(axis))
+      return {};
+    first[axis] = start;
+    step[axis] = getSteps()[i];
+  }
+  SmallVector<int64_t> strides = stridesOf(inType.getShape());
+  return moveElements(in, type, [&](ArrayRef<int64_t> index) {
+    int64_t at = 0;
+    for (auto [d, i] : llvm::enumerate(index))
+      at += (first[d] + i * step[d]) * strides[d];
+    return at;
+  });
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto in = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  RankedTensorType type = getType();
+  if (!in || !type.hasStaticShape() || type.getNumElements() > kMaxFoldedMoves)
     return {};
-  SmallVector<APInt> out;
-  for (int64_t i = 0; i < count; ++i)
-    out.push_back((*in)[first + i * step]);
-  return DenseElementsAttr::get(type, out);
+  if (in.isSplat())
+    return in.resizeSplat(type);
+  SmallVector<int64_t> strides =
+      stridesOf(cast<RankedTensorType>(getInput().getType()).getShape());
+  ArrayRef<int64_t> perm = getPerm();
+  return moveElements(in, type, [&](ArrayRef<int64_t> index) {
+    int64_t at = 0;
+    for (auto [d, i] : llvm::enumerate(index))
+      at += i * strides[perm[d]];
+    return at;
+  });
 }
 
 std::optional<SmallVector<int64_t>> tessel::constantIntValues(Value v) {

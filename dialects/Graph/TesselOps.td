@@ -434,6 +434,7 @@ def Tessel_TransposeOp
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tessel_ConcatOp : Tessel_Op<"concat", [SameOperandsAndResultElementType]> {

@@ -84,9 +84,20 @@ struct Call {
     return c->floats;
   }
   std::optional<ConstantValues> constant(int i) const {
+    return facts(i).constant;
+  }
+  /// What the importer knows of input `i` (nothing when it is absent).
+  InputFacts facts(int i) const {
     if (!constants || !hasInput(i))
-      return std::nullopt;
+      return {};
     return constants(i);
+  }
+  /// Whether element `e` of input `i` (a shape) is provably dim `d` of
+  /// input `j`.
+  bool elementIsDim(int i, int64_t e, int j, int64_t d) const {
+    InputFacts fi = facts(i), fj = facts(j);
+    return e < int64_t(fi.elementKeys.size()) && d < int64_t(fj.dimKeys.size()) &&
+           !fi.elementKeys[e].empty() && fi.elementKeys[e] == fj.dimKeys[d];
   }
 
   bool hasInput(int i) const {

@@ -48,9 +48,17 @@ struct ConstantValues {
   std::vector<double> floats;
   bool isFloat = false;
 };
-/// The values of input `i` of the node when it is a constant, for bodies
-/// that depend on them.
-using ConstantInputs = std::function<std::optional<ConstantValues>(int input)>;
+/// What the importer knows of an input of the node beyond its type, for
+/// bodies that depend on it: its values when it is a constant; for a small
+/// int64 tensor (a shape), the elements it proved constant; and keys of its
+/// dims and elements (SymbolicShapes), equal exactly where two extents are
+/// provably equal, empty where nothing is known.
+struct InputFacts {
+  std::optional<ConstantValues> constant;
+  std::vector<std::optional<int64_t>> knownElements;
+  std::vector<std::string> elementKeys, dimKeys;
+};
+using ConstantInputs = std::function<InputFacts(int input)>;
 
 bool schemaFunctionBody(const onnx::NodeProto &node, const std::string &domain,
                         int64_t opset,

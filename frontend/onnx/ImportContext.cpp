@@ -203,7 +203,7 @@ SmallVector<int64_t> NodeContext::getInts(StringRef name) const {
 /// shape arithmetic exporters write), so that later nodes, whose handlers
 /// read constant inputs, see one. The canonicalizer would fold the same
 /// later; handlers need it now.
-static Value foldOnImport(OpBuilder &b, Value value) {
+static Value foldOnImport(ImportContext &ctx, OpBuilder &b, Value value) {
   Operation *op = value.getDefiningOp();
   if (!op || isa<ConstantOp>(op) || op->getNumResults() != 1)
     return value;
@@ -220,8 +220,10 @@ static Value foldOnImport(OpBuilder &b, Value value) {
   // type) is that operand.
   if (auto same = dyn_cast_if_present<Value>(folded[0]);
       same && same.getType() == value.getType()) {
-    if (op->use_empty())
+    if (op->use_empty()) {
+      ctx.shapes.forget(op);
       op->erase();
+    }
     return same;
   }
   auto dense = dyn_cast_or_null<DenseElementsAttr>(
@@ -231,8 +233,10 @@ static Value foldOnImport(OpBuilder &b, Value value) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
   Value constant = ConstantOp::create(b, op->getLoc(), dense);
-  if (op->use_empty())
+  if (op->use_empty()) {
+    ctx.shapes.forget(op);
     op->erase();
+  }
   return constant;
 }
 
@@ -241,7 +245,7 @@ void NodeContext::setOutput(int i, Value value, int32_t onnxType) {
     return;
   if (onnxType < 0)
     onnxType = inputOnnxType(0);
-  ctx.values[node.output(i)] = GraphValue{foldOnImport(b, value), onnxType};
+  ctx.values[node.output(i)] = GraphValue{foldOnImport(ctx, b, value), onnxType};
 }
 
 int64_t onnx_import::productOfDims(ArrayRef<int64_t> dims) {

@@ -15,6 +15,7 @@
 #include "dialects/Graph/NarrowFormats.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/OpRegistry.h"
+#include "frontend/onnx/SymbolicShapes.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -38,10 +39,12 @@ class NodeContext;
 /// Whole-import state.
 struct ImportContext {
   ImportContext(mlir::MLIRContext &context, std::string file)
-      : builder(&context), file(std::move(file)) {}
+      : builder(&context), file(std::move(file)), shapes(&context) {}
 
   mlir::OpBuilder builder;
   std::string file;
+  /// What is known of the extents and shape values imported so far.
+  SymbolicShapes shapes;
   llvm::StringMap<GraphValue> values;
   /// Imports subgraph `graph` (an If branch, a Loop body) at the builder's
   /// insertion point: its inputs are `args` (one per graph input), names it
@@ -137,16 +140,6 @@ public:
   /// import as failed for want of support.
   mlir::LogicalResult unsupported(const llvm::Twine &versionProblem = "");
 };
-
-/// What is known of the elements of a small (at most 64) 1-D int64 tensor
-/// computed in the graph (a shape built from Shape, Gather, Concat, Add/Sub/
-/// Mul and constants): one entry per element, a value where it follows from
-/// constants and static dims. Like ONNX's data propagation, this keeps the
-/// static 1s of `Reshape(mask, Concat(batch, [1], [1], seq))` in the result
-/// type, so that the ops after it broadcast them. nullopt when `v` is not
-/// such a tensor.
-std::optional<llvm::SmallVector<std::optional<int64_t>>>
-knownElements(mlir::Value v, int depth = 0);
 
 /// The product of `dims`, or ShapedType::kDynamic if any is dynamic.
 int64_t productOfDims(llvm::ArrayRef<int64_t> dims);

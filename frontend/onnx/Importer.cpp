@@ -386,10 +386,22 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     }
     FunctionBody body;
     std::string why;
-    ConstantInputs constants = [&n](int i) -> std::optional<ConstantValues> {
+    ConstantInputs constants = [&n](int i) -> InputFacts {
+      InputFacts facts;
+      Value v = n.hasInput(i) ? n.ctx.values.lookup(n.node.input(i)).value
+                              : Value();
+      if (!v || !isa<RankedTensorType>(v.getType()))
+        return facts;
+      for (const Monomial &d : n.ctx.shapes.dims(v))
+        facts.dimKeys.push_back(d.key());
+      if (auto elements = n.ctx.shapes.elements(v))
+        for (const Monomial &e : *elements) {
+          facts.elementKeys.push_back(e.key());
+          facts.knownElements.push_back(e.asConstant());
+        }
       std::optional<DenseElementsAttr> c = n.constantInput(i);
       if (!c)
-        return std::nullopt;
+        return facts;
       ConstantValues values;
       if (isa<IntegerType>(c->getElementType())) {
         for (const APInt &v : c->getValues<APInt>())
@@ -399,9 +411,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
         for (const APFloat &v : c->getValues<APFloat>())
           values.floats.push_back(v.convertToDouble());
       } else {
-        return std::nullopt;
+        return facts;
       }
-      return values;
+      facts.constant = std::move(values);
+      return facts;
     };
     if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why,
                            constants))

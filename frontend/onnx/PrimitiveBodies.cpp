@@ -289,12 +289,21 @@ bool buildOneHot(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
 
 // Dropout-7/10/12/13/22 at inference: the input, and a mask of ones. A
 // training_mode input could turn on random dropping, which is refused.
+// Dropout: inference drops nothing, and neither does training with a
+// ratio of 0 (torch exports training_mode = true with ratio 0 where a
+// module's dropout probability is 0). Any other training is random.
 bool buildDropout(const Call &c, onnx::FunctionBuilder &b, std::string &error) {
   if (c.hasInput(2)) {
-    error = std::string(kUnsupportedPrefix) +
-            "a training_mode input (random dropout) is not supported; "
-            "inference drops nothing";
-    return false;
+    std::optional<std::vector<int64_t>> training = c.constantInts(2);
+    std::optional<std::vector<double>> ratio = c.constantFloats(1);
+    bool inference = training && training->size() == 1 && (*training)[0] == 0;
+    bool dropsNothing = ratio && ratio->size() == 1 && (*ratio)[0] == 0.0;
+    if (!inference && !dropsNothing) {
+      error = std::string(kUnsupportedPrefix) +
+              "training_mode (random dropout) with a ratio that is not a "
+              "constant 0 is not supported; inference drops nothing";
+      return false;
+    }
   }
   b.Add("output = Identity (data)");
   if (c.hasOutput(1)) {

@@ -280,6 +280,7 @@ private:
     int64_t extent = -1; ///< L when static
     std::optional<double> scale;
     std::optional<int64_t> out;
+    bool unchanged = false; ///< sizes gives the input's own extent
   };
 
   bool options(std::string &error);
@@ -456,29 +457,42 @@ bool ResizeBody::scalesAndSizes(int scalesInput, int sizesInput,
     return true;
   }
 
-  // The sizes given, per axis: "Sz<i>".
-  std::optional<std::vector<int64_t>> sizes = c.constantInts(sizesInput);
-  bool allKnown = sizes.has_value();
-  for (const Axis &axis : axes)
-    allKnown &= axis.extent > 0;
+  // The sizes given, per axis: "Sz<i>". The ones the importer proved are
+  // constants; a size that is provably the axis' own extent (torch's
+  // interpolate(x, size) with the batch and channels from x.shape) leaves
+  // the axis as it is.
+  InputFacts facts = c.facts(sizesInput);
+  std::vector<std::optional<int64_t>> sizes(axes.size());
+  if (facts.knownElements.size() == axes.size())
+    sizes = facts.knownElements;
+  bool allKnown = true;
+  for (size_t i = 0; i < axes.size(); ++i)
+    allKnown &= axes[i].extent > 0 && sizes[i].has_value();
   for (size_t i = 0; i < axes.size(); ++i) {
-    if (sizes && (*sizes)[i] < 0) {
+    if (sizes[i] && *sizes[i] < 0) {
       error = "sizes must not be negative";
       return false;
     }
-    if (sizes)
-      constI(n("Sz", i), (*sizes)[i]);
+    if (sizes[i])
+      constI(n("Sz", i), *sizes[i]);
     else
       add(n("Sz", i) + " = Gather (sizes, " +
           n("I", i) + ")");
+    axes[i].unchanged =
+        (sizes[i] && *sizes[i] == axes[i].extent) ||
+        (facts.elementKeys.size() == axes.size() &&
+         c.elementIsDim(sizesInput, i, 0, axes[i].axis));
   }
   if (aspect == "stretch") {
     for (size_t i = 0; i < axes.size(); ++i) {
       Axis &axis = axes[i];
       add(n("O", i) + " = Identity (" + n("Sz", i) + ")");
-      if (sizes)
-        axis.out = (*sizes)[i];
-      if (sizes && axis.extent > 0) {
+      if (sizes[i])
+        axis.out = *sizes[i];
+      if (axis.unchanged) {
+        axis.scale = 1.0;
+        constD(n("S", i), 1.0);
+      } else if (sizes[i] && axis.extent > 0) {
         axis.scale = double(*axis.out) / double(axis.extent);
         constD(n("S", i), *axis.scale);
       } else {
@@ -492,10 +506,12 @@ bool ResizeBody::scalesAndSizes(int scalesInput, int sizesInput,
   // (not_larger) or the greatest (not_smaller) of sizes / L; the extents
   // are round_half_up(scale * L).
   bool larger = aspect == "not_smaller";
+  for (Axis &axis : axes) // one scale for all: no axis is left alone
+    axis.unchanged = false;
   if (allKnown) {
     double scale = 0;
     for (size_t i = 0; i < axes.size(); ++i) {
-      double r = double((*sizes)[i]) / double(axes[i].extent);
+      double r = double(*sizes[i]) / double(axes[i].extent);
       scale = i == 0 ? r : larger ? std::max(scale, r) : std::min(scale, r);
     }
     for (size_t i = 0; i < axes.size(); ++i) {
@@ -779,8 +795,10 @@ void ResizeBody::emit() {
     const Axis &axis = axes[i];
     // An axis that keeps its extent at scale 1 is the identity (except
     // tf_crop_and_resize, whose region of interest moves it).
-    if (axis.scale && *axis.scale == 1.0 && axis.out &&
-        *axis.out == axis.extent && transform != "tf_crop_and_resize")
+    if (((axis.scale && *axis.scale == 1.0 && axis.out &&
+          *axis.out == axis.extent) ||
+         axis.unchanged) &&
+        transform != "tf_crop_and_resize")
       continue;
     std::string next = "Stage" + std::to_string(++stage);
     emitAxis(i, current, next);

@@ -24,8 +24,10 @@ failed=()
 suite() {
   local name=$1
   shift
+  local start=$SECONDS
   echo "== e2e: $name"
   if ! "$@"; then status=1; failed+=("$name"); fi
+  echo "== e2e: $name took $((SECONDS - start)) s"
 }
 suite models "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/models"
 suite bad-input bash "$HERE/bad_input_test.sh" "$BIN_DIR" "$WORK/bad-input"

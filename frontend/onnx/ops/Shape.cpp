@@ -335,7 +335,7 @@ LogicalResult importExpand(NodeContext &n) {
   RankedTensorType xt = n.inputType(0);
   int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
   SmallVector<std::optional<int64_t>> values(count);
-  if (auto known = knownElements(shape))
+  if (auto known = n.ctx.shapes.knownElements(shape))
     values = *known;
   std::string error;
   FailureOr<SmallVector<int64_t>> dims =
@@ -370,7 +370,7 @@ LogicalResult importConstantOfShape(NodeContext &n) {
   value = value.reshape(RankedTensorType::get({1}, value.getElementType()));
   int64_t count = cast<RankedTensorType>(shape.getType()).getDimSize(0);
   SmallVector<int64_t> dims(count, ShapedType::kDynamic);
-  if (auto known = knownElements(shape))
+  if (auto known = n.ctx.shapes.knownElements(shape))
     for (auto [i, v] : llvm::enumerate(*known)) {
       if (v && *v < 0)
         return n.error("shape value " + Twine(*v) + " is negative");
@@ -417,7 +417,7 @@ LogicalResult importSplit(NodeContext &n) {
   SmallVector<std::optional<int64_t>> known(parts);
   if (sizesValue) {
     sizes = constantIntValues(sizesValue);
-    if (auto k = knownElements(sizesValue))
+    if (auto k = n.ctx.shapes.knownElements(sizesValue))
       known = *k;
   }
   int64_t total = 0;

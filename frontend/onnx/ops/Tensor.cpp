@@ -19,90 +19,11 @@ using namespace tessel::onnx_import;
 
 namespace {
 
-} // namespace
-
-std::optional<SmallVector<std::optional<int64_t>>>
-onnx_import::knownElements(Value v, int depth) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() > 1 ||
-      !type.getElementType().isInteger(64) || type.getNumElements() > 64 ||
-      depth > 32)
-    return std::nullopt;
-  int64_t count = type.getNumElements();
-  SmallVector<std::optional<int64_t>> unknown(count);
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return unknown;
-  if (std::optional<SmallVector<int64_t>> c = constantIntValues(v))
-    return SmallVector<std::optional<int64_t>>(c->begin(), c->end());
-  if (auto shape = dyn_cast<ShapeOp>(def)) {
-    auto in = cast<RankedTensorType>(shape.getInput().getType());
-    SmallVector<std::optional<int64_t>> out;
-    for (int64_t d = shape.getStart(), e = shape.getEnd(); d < e; ++d)
-      out.push_back(in.isDynamicDim(d) ? std::nullopt
-                                       : std::optional(in.getDimSize(d)));
-    return out;
-  }
-  if (auto concat = dyn_cast<ConcatOp>(def)) {
-    SmallVector<std::optional<int64_t>> out;
-    for (Value part : concat.getInputs()) {
-      auto known = knownElements(part, depth + 1);
-      if (!known)
-        return unknown;
-      llvm::append_range(out, *known);
-    }
-    return out;
-  }
-  if (auto reshape = dyn_cast<ReshapeOp>(def); reshape && !reshape.getShape())
-    if (auto known = knownElements(reshape.getInput(), depth + 1);
-        known && int64_t(known->size()) == count)
-      return known;
-  if (auto gather = dyn_cast<GatherOp>(def)) {
-    auto data = knownElements(gather.getData(), depth + 1);
-    DenseIntElementsAttr indices;
-    if (!data || !matchPattern(gather.getIndices(), m_Constant(&indices)))
-      return unknown;
-    SmallVector<std::optional<int64_t>> out;
-    int64_t size = data->size();
-    for (const APInt &i : indices.getValues<APInt>()) {
-      int64_t k = i.getSExtValue();
-      if (k < -size || k >= size)
-        return unknown;
-      out.push_back((*data)[k < 0 ? k + size : k]);
-    }
-    return out;
-  }
-  if (isa<AddOp, SubOp, MulOp>(def)) {
-    auto a = knownElements(def->getOperand(0), depth + 1);
-    auto b = knownElements(def->getOperand(1), depth + 1);
-    if (!a || !b)
-      return unknown;
-    SmallVector<std::optional<int64_t>> out;
-    for (int64_t i = 0; i < count; ++i) {
-      std::optional<int64_t> x = (*a)[a->size() == 1 ? 0 : i],
-                             y = (*b)[b->size() == 1 ? 0 : i];
-      if (!x || !y || (a->size() != 1 && int64_t(a->size()) != count) ||
-          (b->size() != 1 && int64_t(b->size()) != count)) {
-        out.push_back(std::nullopt);
-        continue;
-      }
-      int64_t r;
-      bool overflow = isa<AddOp>(def)   ? __builtin_add_overflow(*x, *y, &r)
-                      : isa<SubOp>(def) ? __builtin_sub_overflow(*x, *y, &r)
-                                        : __builtin_mul_overflow(*x, *y, &r);
-      out.push_back(overflow ? std::nullopt : std::optional(r));
-    }
-    return out;
-  }
-  return unknown;
-}
-
-namespace {
-
 /// A Reshape whose target shape is known only at run time: the shape is an
 /// operand (its length is the result's rank); a result dim is static where
-/// the target's element is known (a positive constant, or a 0 copying a
-/// static input dim), dynamic otherwise.
+/// the importer proves it (SymbolicShapes: a constant element, a 0 copying
+/// a static input dim, or a -1 whose quotient of extents is a constant,
+/// such as (b·116·784)/(b·784)), dynamic otherwise.
 LogicalResult importRuntimeReshape(NodeContext &n, Value x, Value shape,
                                    bool allowZero) {
   if (n.inputOnnxType(1) != onnx::TensorProto::INT64)
@@ -114,19 +35,21 @@ LogicalResult importRuntimeReshape(NodeContext &n, Value x, Value shape,
   if (st.isDynamicDim(0))
     return n.error("the target shape must have a static length (the rank of "
                    "the result)");
-  SmallVector<int64_t> dims(st.getDimSize(0), ShapedType::kDynamic);
   RankedTensorType xt = n.inputType(0);
-  if (auto known = knownElements(shape))
-    for (auto [i, e] : llvm::enumerate(*known)) {
-      if (!e)
-        continue;
-      if (*e > 0 || (*e == 0 && allowZero))
-        dims[i] = *e;
-      else if (*e == 0 && int64_t(i) < xt.getRank())
-        dims[i] = xt.getDimSize(i); // copied; dynamic stays dynamic
-    }
-  auto type = RankedTensorType::get(dims, xt.getElementType());
-  n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x, shape, allowZero));
+  SmallVector<int64_t> dims(st.getDimSize(0), ShapedType::kDynamic);
+  auto reshape = ReshapeOp::create(
+      n.b, n.loc, RankedTensorType::get(dims, xt.getElementType()), x, shape,
+      allowZero);
+  for (auto [i, e] : llvm::enumerate(n.ctx.shapes.dims(reshape))) {
+    std::optional<int64_t> c = e.asConstant();
+    if (c && *c < 0)
+      return n.error("the target shape makes dim " + Twine(i) + " " +
+                     Twine(*c));
+    if (c)
+      dims[i] = *c;
+  }
+  reshape.getResult().setType(RankedTensorType::get(dims, xt.getElementType()));
+  n.setOutput(0, reshape);
   return success();
 }
 
@@ -191,6 +114,10 @@ LogicalResult importReshape(NodeContext &n) {
   if (xt.hasStaticShape() && xt.getNumElements() != type.getNumElements())
     return n.error("cannot reshape " + Twine(xt.getNumElements()) +
                    " elements into " + Twine(type.getNumElements()));
+  // Several dynamic dims (copies of the input's): only the target's values
+  // say which is which, so the plan reads them as a run-time target.
+  if (type.getNumDynamicDims() > 1)
+    return importRuntimeReshape(n, x, targetShape, allowZero);
   n.setOutput(0, ReshapeOp::create(n.b, n.loc, type, x));
   return success();
 }
