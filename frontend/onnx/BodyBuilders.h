@@ -191,7 +191,8 @@ void shapeSlice(onnx::FunctionBuilder &b, const std::string &name,
 /// integer and QLinear matmuls and convolutions; data movement and small
 /// primitive ops; ConvTranspose and Resize; TopK; the scatters and
 /// GatherND; RNN, GRU and LSTM; Einsum; DFT and STFT; the optimizers of
-/// ai.onnx.preview.training and small ops of ai.onnx.ml; Det; GridSample.
+/// ai.onnx.preview.training and small ops of ai.onnx.ml; Det; GridSample;
+/// NonMaxSuppression and RoiAlign.
 void addQuantizationBodies(std::vector<NewerOp> &ops);
 void addPrimitiveBodies(std::vector<NewerOp> &ops);
 void addResamplingBodies(std::vector<NewerOp> &ops);
@@ -203,6 +204,7 @@ void addSignalBodies(std::vector<NewerOp> &ops);
 void addDomainBodies(std::vector<NewerOp> &ops);
 void addMatrixBodies(std::vector<NewerOp> &ops);
 void addGridSampleBody(std::vector<NewerOp> &ops);
+void addDetectionBodies(std::vector<NewerOp> &ops);
 
 /// Keys' cubic convolution kernel (Resize's cubic mode, GridSample's) at a
 /// distance `t` >= 0, as ONNX text defining `out`, in the forms the ONNX

@@ -290,7 +290,14 @@ LogicalResult Importer::importSubgraph(NodeContext &n,
   // The subgraph's names shadow nothing (ONNX names are unique in a model)
   // and end with it: restore the outer scope afterwards.
   llvm::StringMap<GraphValue> outer = ctx->values;
-  llvm::scope_exit restore([&] { ctx->values = std::move(outer); });
+  // A subgraph's block may be imported again (a Loop whose carried dims
+  // change) and the first one destroyed: nothing derived from its values
+  // may outlive it, so the symbolic extents start afresh on both sides.
+  ctx->shapes.forgetAll();
+  llvm::scope_exit restore([&] {
+    ctx->values = std::move(outer);
+    ctx->shapes.forgetAll();
+  });
   for (auto [input, arg] : llvm::zip(graph.input(), args)) {
     usedNames.insert(input.name());
     ctx->values[input.name()] = arg;

@@ -766,6 +766,7 @@ const std::vector<NewerOp> &newerOps() {
     addDomainBodies(ops);
     addMatrixBodies(ops);
     addGridSampleBody(ops);
+    addDetectionBodies(ops);
     return ops;
   }();
   return ops;

@@ -100,6 +100,11 @@ void SymbolicShapes::forget(Operation *op) {
   }
 }
 
+void SymbolicShapes::forgetAll() {
+  dimCache.clear();
+  elementCache.clear();
+}
+
 Monomial SymbolicShapes::monomial(Value index) {
   auto it = monomials.find(index);
   if (it != monomials.end())
@@ -192,7 +197,10 @@ void SymbolicShapes::computeDims(Value v) {
   if (!def) {
     SmallVector<Value> out = unknownDims(v);
     auto arg = cast<BlockArgument>(v);
-    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    // A subgraph's block is detached while it is built: no parent yet.
+    Region *region = arg.getOwner()->getParent();
+    auto func = dyn_cast_or_null<func::FuncOp>(region ? region->getParentOp()
+                                                      : nullptr);
     auto symbols = func ? func->getAttrOfType<ArrayAttr>(kArgSymbolsAttr)
                         : ArrayAttr();
     if (symbols && arg.getOwner() == &func.getBody().front() &&
@@ -211,7 +219,6 @@ void SymbolicShapes::computeDims(Value v) {
     dimCache[v] = std::move(out);
     return;
   }
-  auto result = cast<OpResult>(v);
   if (isa<ReshapeOp>(def) && cast<ReshapeOp>(def).getShape()) {
     dimCache[v] = reshapeDims(def);
     return;
@@ -256,7 +263,6 @@ void SymbolicShapes::computeDims(Value v) {
     else
       dimCache[r] = unknownDims(r);
   }
-  (void)result;
 }
 
 /// A Reshape to a shape given at run time: each dim is the shape's element;

@@ -73,6 +73,9 @@ public:
   knownElements(mlir::Value v);
   /// Forgets what was derived for the results of `op` (about to be erased).
   void forget(mlir::Operation *op);
+  /// Forgets what was derived for every value (a subgraph's block is about
+  /// to be built or destroyed). Named symbols stay the same.
+  void forgetAll();
 
 private:
   llvm::ArrayRef<mlir::Value> dimValues(mlir::Value v);

@@ -1048,18 +1048,170 @@ def col2im_case(rng, i):
     return [node], inputs, [], {prefix + "y": ref}, desc
 
 
+def nms_ref(boxes, scores, max_out, iou_thr, score_thr, center):
+    """NonMaxSuppression by its specification: per batch and class, greedy
+    in score order (ties: lower index first)."""
+    def corners(b):
+        if center:
+            return (b[0] - b[2] / 2, b[0] + b[2] / 2, b[1] - b[3] / 2, b[1] + b[3] / 2)
+        return (min(b[1], b[3]), max(b[1], b[3]), min(b[0], b[2]), max(b[0], b[2]))
+
+    def suppresses(a, b):
+        ax0, ax1, ay0, ay1 = corners(a)
+        bx0, bx1, by0, by1 = corners(b)
+        iw, ih = min(ax1, bx1) - max(ax0, bx0), min(ay1, by1) - max(ay0, by0)
+        if iw <= 0 or ih <= 0:
+            return False
+        inter = iw * ih
+        area_a, area_b = (ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0)
+        union = area_a + area_b - inter
+        if inter <= 0 or area_a <= 0 or area_b <= 0 or union <= 0:
+            return False
+        return inter / union > iou_thr
+    out = []
+    for bi in range(boxes.shape[0]):
+        for ci in range(scores.shape[1]):
+            s = scores[bi, ci]
+            order = sorted(range(len(s)), key=lambda k: (-s[k], k))
+            kept = []
+            for k in order:
+                if len(kept) >= max_out:
+                    break
+                if score_thr is not None and not s[k] > score_thr:
+                    continue
+                if not any(suppresses(boxes[bi, k], boxes[bi, j]) for j in kept):
+                    kept.append(k)
+                    out.append([bi, ci, k])
+    return np.array(out, np.int64).reshape(-1, 3)
+
+
+def roi_align_ref(x, rois, batch, mode, oh, ow, ratio, scale, half_pixel):
+    """RoiAlign by its specification (bilinear samples, the reference's rules
+    at the borders), in float64."""
+    n_, c_, h_, w_ = x.shape
+    y = np.zeros((len(rois), c_, oh, ow))
+    off = 0.5 if half_pixel else 0.0
+    for r, roi in enumerate(rois.astype(np.float64)):
+        sw, sh, ew, eh = roi[0] * scale - off, roi[1] * scale - off, roi[2] * scale - off, \
+            roi[3] * scale - off
+        rw, rh = ew - sw, eh - sh
+        if not half_pixel:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = ratio if ratio > 0 else int(np.ceil(rh / oh))
+        gw = ratio if ratio > 0 else int(np.ceil(rw / ow))
+        count = max(gh * gw, 1)
+        img = x[batch[r]].astype(np.float64)
+        for ph in range(oh):
+            for pw in range(ow):
+                vals = []
+                for iy in range(gh):
+                    yy = sh + ph * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = sw + pw * bw + (ix + 0.5) * bw / gw
+                        if yy < -1 or yy > h_ or xx < -1 or xx > w_:
+                            vals.append(np.zeros(c_) if mode == "avg" else np.zeros(c_))
+                            continue
+                        yc, xc = max(yy, 0.0), max(xx, 0.0)
+                        yl, xl = int(yc), int(xc)
+                        if yl >= h_ - 1:
+                            yl = yh = h_ - 1
+                            yc = float(yl)
+                        else:
+                            yh = yl + 1
+                        if xl >= w_ - 1:
+                            xl = xh = w_ - 1
+                            xc = float(xl)
+                        else:
+                            xh = xl + 1
+                        ly, lx = yc - yl, xc - xl
+                        hy, hx = 1 - ly, 1 - lx
+                        corners = [hy * hx * img[:, yl, xl], hy * lx * img[:, yl, xh],
+                                   ly * hx * img[:, yh, xl], ly * lx * img[:, yh, xh]]
+                        vals.append(sum(corners) if mode == "avg" else np.max(corners, axis=0))
+                if mode == "avg":
+                    y[r, :, ph, pw] = sum(vals) / count if vals else 0.0
+                else:
+                    y[r, :, ph, pw] = np.max(vals, axis=0) if vals else 0.0
+    return y
+
+
+def detection_case(rng, i):
+    """NonMaxSuppression-11 (boxes in clusters so that IoU matters, scores
+    with ties, both box formats, each threshold given or not, limits from 0
+    to all) against a greedy loop, and RoiAlign-16 (regions inside, across
+    and outside the map, avg and max, sampling ratios 0 to 2, half_pixel and
+    output_half_pixel, spatial scales) against a loop of bilinear samples."""
+    prefix = "det%d_" % i
+    if rng.random() < 0.5:
+        b_, c_, n_ = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 9))
+        center = int(rng.integers(0, 2))
+        centers = rng.uniform(0, 10, (b_, 2, 2))  # two clusters per batch
+        pick = rng.integers(0, 2, (b_, n_))
+        xy = centers[np.arange(b_)[:, None], pick] + rng.normal(0, 0.7, (b_, n_, 2))
+        wh = rng.uniform(0.5, 3, (b_, n_, 2))
+        if center:
+            boxes = np.concatenate([xy, wh], -1)
+        else:  # [y1, x1, y2, x2], corners in either order
+            y0, x0 = xy[..., 1] - wh[..., 1] / 2, xy[..., 0] - wh[..., 0] / 2
+            y1, x1 = y0 + wh[..., 1], x0 + wh[..., 0]
+            flip = rng.random((b_, n_)) < 0.3
+            boxes = np.stack([np.where(flip, y1, y0), x0, np.where(flip, y0, y1), x1], -1)
+        boxes = boxes.astype(np.float32)
+        scores = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], (b_, c_, n_)).astype(np.float32)
+        max_out = int(rng.integers(0, n_ + 2))
+        iou = float(rng.choice([0.0, 0.3, 0.5, 0.8]))
+        sthr = float(rng.choice([0.2, 0.6])) if rng.random() < 0.5 else None
+        ref = nms_ref(boxes.astype(np.float64), scores, max_out, np.float32(iou), sthr, center)
+        ins = [prefix + "b", prefix + "s", prefix + "m", prefix + "i"]
+        inputs = {prefix + "b": boxes, prefix + "s": scores,
+                  prefix + "m": np.array([max_out], np.int64),
+                  prefix + "i": np.array([iou], np.float32)}
+        if sthr is not None:
+            ins.append(prefix + "t")
+            inputs[prefix + "t"] = np.array([sthr], np.float32)
+        node = helper.make_node("NonMaxSuppression", ins, [prefix + "y"], name=prefix[:-1],
+                                center_point_box=center)
+        return [node], inputs, [], {prefix + "y": ref}, \
+            "NMS boxes=%s classes=%d center=%d max=%d iou=%s score_threshold=%s" % (
+                list(boxes.shape), c_, center, max_out, iou, sthr)
+    n_, c_ = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    h_, w_ = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    x = rng.standard_normal((n_, c_, h_, w_)).astype(np.float32)
+    r_ = int(rng.integers(1, 5))
+    scale = float(rng.choice([1.0, 0.5, 0.25]))
+    lo = rng.uniform(-2, max(w_, h_) / scale, (r_, 2))
+    size = rng.uniform(0, 6 / scale, (r_, 2))
+    rois = np.concatenate([lo, lo + size], 1).astype(np.float32)
+    batch = rng.integers(0, n_, r_).astype(np.int64)
+    mode = str(rng.choice(["avg", "max"]))
+    oh, ow = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    ratio = int(rng.integers(0, 3))
+    transform = str(rng.choice(["half_pixel", "output_half_pixel"]))
+    ref = roi_align_ref(x, rois, batch, mode, oh, ow, ratio, np.float32(scale),
+                        transform == "half_pixel")
+    node = helper.make_node("RoiAlign", [prefix + "x", prefix + "r", prefix + "b"],
+                            [prefix + "y"], name=prefix[:-1], mode=mode, output_height=oh,
+                            output_width=ow, sampling_ratio=ratio, spatial_scale=scale,
+                            coordinate_transformation_mode=transform)
+    return [node], {prefix + "x": x, prefix + "r": rois, prefix + "b": batch}, [], \
+        {prefix + "y": ref}, "RoiAlign x=%s rois=%s %s %dx%d ratio=%d scale=%s %s" % (
+            list(x.shape), rois.round(2).tolist(), mode, oh, ow, ratio, scale, transform)
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
             "gathernd": gathernd_case, "recurrent": recurrent_case,
             "einsum": einsum_case, "dft": dft_case, "select": select_case,
-            "col2im": col2im_case}
+            "col2im": col2im_case, "detection": detection_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
-OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22}
+OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22, "detection": 16}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
-              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12, "col2im": 13}
+              "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12, "col2im": 13,
+              "detection": 14}
 
 
 # ---------------------------------------------------------------------------
