@@ -450,8 +450,13 @@ FailureOr<Value> Partitioner::planValue(Value v, Operation *user) {
   // A host value that a kernel reads: the runtime writes its elements into
   // a tensor (a weight, once canonicalization sees they are constants).
   std::optional<SmallVector<Value>> elements = hostElements(v);
-  assert(elements && "a graph value is either mapped or a host value");
-  (void)user;
+  // Every graph value the walk reaches was lowered (mapped) or is a host
+  // value; anything else is a defect here, reported, not dereferenced.
+  if (!elements)
+    return user->emitError()
+           << describeLoc(user->getLoc())
+           << ": internal error: an operand has neither a plan value nor "
+              "host elements (partitioning skipped its producer)";
   auto tensor = plan::HostValuesOp::create(builder, v.getLoc(), v.getType(),
                                            *elements);
   values.map(v, tensor.getResult());

@@ -147,8 +147,14 @@ Value lowering::emptyResult(OpBuilder &b, Operation *op, unsigned result) {
   SmallVector<ShapeAssumption> assumptions;
   LogicalResult reified = cast<ShapeContract>(op).reifyShapeContract(
       b, ShapeOperands(operands, elements), results, assumptions);
-  assert(succeeded(reified) && "checkResultExtents should have rejected it");
-  (void)reified;
+  // checkResultExtents rejected the ops whose contract fails before any
+  // lowering began; one that fails here is a defect, which must not index
+  // an empty result list.
+  if (failed(reified) || result >= results.size())
+    llvm::report_fatal_error(llvm::Twine("internal error: the shape contract "
+                                         "of '") +
+                             op->getName().getStringRef() +
+                             "' failed during lowering");
   auto type = cast<RankedTensorType>(op->getResult(result).getType());
   SmallVector<Value> dynamic;
   for (int64_t d = 0; d < type.getRank(); ++d)

@@ -131,7 +131,8 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
     if (auto pairs = func->getAttrOfType<DenseI64ArrayAttr>(kAliasedArgsAttr))
       aliased[func.getSymName()] = llvm::SmallVector<int64_t>(pairs.asArrayRef());
   });
-  addPackedWrappers(*llvmModule, kernels, aliased);
+  if (!addPackedWrappers(*llvmModule, kernels, aliased, error))
+    return false;
   if (options.llvmIr) {
     llvm::raw_string_ostream os(*options.llvmIr);
     llvmModule->print(os, nullptr);

@@ -53,10 +53,13 @@ void registerCpuPipelines();
 /// kernel (docs/design.md, "Kernel ABI"). Each memref's aligned pointer is
 /// declared noalias, except those of the parameters `aliased` lists for the
 /// kernel (tessel.aliased_args: a result written in place over an
-/// argument, the same buffer passed twice).
-void addPackedWrappers(
+/// argument, the same buffer passed twice). False with `error` set when a
+/// kernel is missing or its parameters are not the ABI's (a defect of the
+/// pipeline, reported rather than assumed).
+bool addPackedWrappers(
     llvm::Module &module, llvm::ArrayRef<std::string> kernels,
-    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased = {});
+    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased,
+    std::string &error);
 
 /// Options of the CPU code generator.
 struct CpuCodegenOptions {

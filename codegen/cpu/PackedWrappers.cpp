@@ -15,9 +15,10 @@
 /// The trailing kernel parameters that come from the workgroup array.
 static constexpr unsigned kWorkgroupParams = 6;
 
-void tessel::addPackedWrappers(
+bool tessel::addPackedWrappers(
     llvm::Module &module, llvm::ArrayRef<std::string> kernels,
-    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased) {
+    const llvm::StringMap<llvm::SmallVector<int64_t>> &aliased,
+    std::string &error) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
@@ -25,9 +26,12 @@ void tessel::addPackedWrappers(
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
   for (const std::string &name : kernels) {
     llvm::Function *kernel = module.getFunction(name);
-    assert(kernel && "kernel missing from the LLVM module");
-    assert(kernel->arg_size() >= kWorkgroupParams &&
-           "kernel without workgroup parameters");
+    if (!kernel || kernel->arg_size() < kWorkgroupParams) {
+      error = "internal error: kernel '" + name +
+              (kernel ? "' has no workgroup parameters"
+                      : "' is missing from the LLVM module");
+      return false;
+    }
     unsigned memrefParams = kernel->arg_size() - kWorkgroupParams;
     auto *wrapper =
         llvm::Function::Create(wrapperType, llvm::GlobalValue::ExternalLinkage,
@@ -36,7 +40,12 @@ void tessel::addPackedWrappers(
     llvm::SmallVector<llvm::Value *> args;
     for (auto [i, param] : llvm::enumerate(kernel->args())) {
       if (i >= memrefParams) {
-        assert(param.getType() == i64 && "workgroup parameter is not i64");
+        if (param.getType() != i64) {
+          error = "internal error: workgroup parameter " + std::to_string(i) +
+                  " of kernel '" + name + "' is not i64";
+          wrapper->eraseFromParent();
+          return false;
+        }
         llvm::Value *slot =
             b.CreateConstGEP1_64(i64, wrapper->getArg(1), i - memrefParams);
         args.push_back(b.CreateLoad(i64, slot));
@@ -71,5 +80,5 @@ void tessel::addPackedWrappers(
     b.CreateRetVoid();
     // Only the wrappers are the interface; the kernels may be inlined.
     kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-  }
+  }  return true;
 }

@@ -53,6 +53,9 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
   s->image = std::move(image);
   s->device = std::move(device);
   s->threadCount = resolveThreadCount(options.threads);
+  s->maxLoopIterations = options.maxLoopIterations
+                             ? options.maxLoopIterations
+                             : TESSEL_DEFAULT_MAX_LOOP_ITERATIONS;
   const format::Artifact &model = s->image->model();
   ExecutableOptions exeOptions;
   exeOptions.threads = s->threadCount;
@@ -653,6 +656,14 @@ Status Session::runLoop(uint32_t index, SymbolBindings &bindings) {
   std::vector<std::vector<int64_t>> scanDims(scans);
   int64_t i = 0;
   for (; (!hasTrip || i < trip) && (!hasCond || cond); ++i) {
+    if (uint64_t(i) >= maxLoopIterations)
+      return resourceExhausted(
+          what + ": stopped after " + std::to_string(i) +
+          " iterations, the session's limit (tessel_session_options_t."
+          "max_loop_iterations; tessel-run --max-loop-iterations)" +
+          (!hasTrip && !hasCond ? "; the Loop has neither a trip count nor a "
+                                  "condition, so it never ends by itself"
+                                : ""));
     const std::string iteration = " at iteration " + std::to_string(i);
     // Each iteration enters the body from the loop's own bindings.
     SymbolBindings scope = bindings;

@@ -44,6 +44,9 @@ private:
 struct SessionOptions {
   /// The most threads a CPU launch uses; 0: the number of cores.
   uint32_t threads = 0;
+  /// The most iterations one run of a Loop takes; 0: the default
+  /// (TESSEL_DEFAULT_MAX_LOOP_ITERATIONS).
+  uint64_t maxLoopIterations = 0;
 };
 
 class Session {
@@ -244,6 +247,7 @@ private:
   bool unsettled = false;
   bool profiling = false;
   unsigned threadCount = 1;
+  uint64_t maxLoopIterations = 0;
   std::vector<double> launchMs;
   /// Milliseconds per launch of the run in progress (when profiling).
   std::vector<double> runMs;

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
@@ -143,6 +144,7 @@ TEST(SessionOptions, DefaultsAndStructSize) {
   tessel_session_options_init(&options);
   EXPECT_EQ(options.struct_size, sizeof(tessel_session_options_t));
   EXPECT_EQ(options.threads, 0u); // one per core
+  EXPECT_EQ(options.max_loop_iterations, 0u); // the default limit
   tessel_session_options_init(nullptr); // a no-op
 
   std::vector<uint8_t> bytes = format::serialize(test::tileModel());
@@ -159,10 +161,19 @@ TEST(SessionOptions, DefaultsAndStructSize) {
   EXPECT_EQ(tessel_status_code(s), TESSEL_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(takeMessage(s),
             "options->struct_size is 8, less than the " +
-                std::to_string(sizeof(tessel_session_options_t)) +
-                " bytes of tessel_session_options_t (call "
+                std::to_string(offsetof(tessel_session_options_t,
+                                        max_loop_iterations)) +
+                " bytes of the first tessel_session_options_t (call "
                 "tessel_session_options_init first)");
   EXPECT_EQ(session, nullptr);
+  // The first version ended after `threads`: its callers get the default
+  // Loop iteration limit.
+  EXPECT_EQ(options.max_loop_iterations, 0u);
+  options.struct_size = offsetof(tessel_session_options_t, max_loop_iterations);
+  ASSERT_EQ(
+      tessel_session_create_with_options(artifact, device, &options, &session),
+      nullptr);
+  tessel_session_release(session);
   // A newer caller's larger struct is fine; so are NULL options.
   options.struct_size = sizeof(options) + 16;
   ASSERT_EQ(

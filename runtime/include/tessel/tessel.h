@@ -214,9 +214,21 @@ typedef struct tessel_session_options_t {
   /// 0 (the default) means the number of cores; at most 256 are used.
   /// Sessions on GPUs ignore it.
   uint32_t threads;
+  /// The most iterations one run of an ONNX Loop may take before the run
+  /// fails (RESOURCE_EXHAUSTED, naming the Loop): a Loop with neither a
+  /// trip count nor a condition, or whose condition never turns false,
+  /// would otherwise run forever. 0 (the default) means
+  /// TESSEL_DEFAULT_MAX_LOOP_ITERATIONS; UINT64_MAX means no limit.
+  /// Added after `threads`: a caller whose struct_size ends before it gets
+  /// the default.
+  uint64_t max_loop_iterations;
 } tessel_session_options_t;
 
-/// Sets `options` to the defaults (threads 0: the number of cores).
+/// The Loop iteration limit of a session whose options leave it 0.
+#define TESSEL_DEFAULT_MAX_LOOP_ITERATIONS 10000000ull
+
+/// Sets `options` to the defaults (threads 0: the number of cores;
+/// max_loop_iterations 0: TESSEL_DEFAULT_MAX_LOOP_ITERATIONS).
 TESSEL_API void tessel_session_options_init(tessel_session_options_t *options);
 
 /// tessel_session_create with `options` (NULL: the defaults).

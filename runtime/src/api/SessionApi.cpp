@@ -2,6 +2,7 @@
 
 #include "Handles.h"
 
+#include <cstddef>
 #include <cstring>
 
 using namespace tessel::runtime;
@@ -14,6 +15,7 @@ void tessel_session_options_init(tessel_session_options_t *options) {
   *options = tessel_session_options_t();
   options->struct_size = sizeof(tessel_session_options_t);
   options->threads = 0;
+  options->max_loop_iterations = 0;
 }
 
 tessel_status_t
@@ -28,15 +30,22 @@ tessel_session_create_with_options(tessel_artifact_t *artifact,
     SessionOptions sessionOptions;
     if (options) {
       // A larger struct comes from a newer caller: its fields past ours
-      // are unknown here, and ignored.
-      if (options->struct_size < sizeof(tessel_session_options_t))
+      // are unknown here, and ignored. A smaller one from an older caller
+      // (down to the first version, which ended after `threads`) leaves
+      // the later fields at their defaults.
+      constexpr size_t firstVersion =
+          offsetof(tessel_session_options_t, max_loop_iterations);
+      if (options->struct_size < firstVersion)
         return invalidArgument(
             "options->struct_size is " + std::to_string(options->struct_size) +
-            ", less than the " +
-            std::to_string(sizeof(tessel_session_options_t)) +
-            " bytes of tessel_session_options_t (call "
+            ", less than the " + std::to_string(firstVersion) +
+            " bytes of the first tessel_session_options_t (call "
             "tessel_session_options_init first)");
       sessionOptions.threads = options->threads;
+      if (options->struct_size >=
+          offsetof(tessel_session_options_t, max_loop_iterations) +
+              sizeof(uint64_t))
+        sessionOptions.maxLoopIterations = options->max_loop_iterations;
     }
     std::unique_ptr<Session> session;
     TESSEL_RETURN_IF_ERROR(Session::create(artifact->image, device->device,

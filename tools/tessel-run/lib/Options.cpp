@@ -29,6 +29,9 @@ Runs a compiled Tessel artifact on the given inputs.
   -p, --print            print each output (name, dtype, shape, values)
   -t, --threads N        run each CPU kernel on up to N threads (default 0:
                          one per core; at most 256 are used); ignored on GPUs
+      --max-loop-iterations N
+                         fail a run whose ONNX Loop takes more than N
+                         iterations (default 10000000)
       --runs N           after the first run, time N more and print the
                          median, min and max latency
       --profile          time every kernel (the device waits after each) and
@@ -82,6 +85,13 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
       if (!tools::parseUnsigned(text, 1000000, v))
         return arg.invalid(text, "a non-negative integer");
       out.threads = static_cast<uint32_t>(v);
+    } else if (arg.is("--max-loop-iterations")) {
+      std::string text;
+      if (!arg.takeValue(text))
+        return false;
+      if (!tools::parseUnsigned(text, UINT64_MAX, out.maxLoopIterations) ||
+          out.maxLoopIterations == 0)
+        return arg.invalid(text, "a positive integer");
     } else if (arg.is("--runs") || arg.is("--rtol") || arg.is("--atol")) {
       bool runs = arg.is("--runs");
       std::string text;

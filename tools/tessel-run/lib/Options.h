@@ -25,6 +25,8 @@ struct Options {
   bool profile = false;
   /// The most threads a CPU launch uses (0: the number of cores).
   uint32_t threads = 0;
+  /// The most iterations of a Loop (0: the runtime's default).
+  uint64_t maxLoopIterations = 0;
   /// Compare each output with <compareDir>/<output>.npy.
   std::string compareDir;
   double rtol = 1e-3, atol = 1e-5;

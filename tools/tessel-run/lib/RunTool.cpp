@@ -141,6 +141,7 @@ private:
     tessel_session_options_t options;
     tessel_session_options_init(&options);
     options.threads = opts.threads;
+    options.max_loop_iterations = opts.maxLoopIterations;
     if (Status s = Session::create(artifact, device, options, session); !s)
       return error = fromStatus(s, artifactPath), false;
     return true;
