@@ -9,6 +9,7 @@
 #include "codegen/common/ExpandDeviceMath.h"
 #include "codegen/common/Passes.h"
 #include "codegen/common/Stages.h"
+#include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -286,6 +287,10 @@ struct MapStagesToGpuPass
           b, stage.getLoc(), stage.getSymName(), stage.getFunctionType());
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       UnitAttr::get(ctx));
+      // Which parameters may be one buffer (an in-place launch): the
+      // targets must not declare them distinct.
+      if (Attribute aliased = stage->getAttr(tessel::kAliasedArgsAttr))
+        kernel->setAttr(tessel::kAliasedArgsAttr, aliased);
       kernel.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(blockSize), 1, 1}));
       Block &body = kernel.getBody().front();

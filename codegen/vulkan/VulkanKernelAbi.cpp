@@ -11,11 +11,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/vulkan/Passes.h"
+#include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -329,6 +331,19 @@ struct VulkanKernelAbiPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    // The bindings each kernel may get one buffer at twice (an in-place
+    // result: tessel.aliased_args, argument i is binding i). The SPIR-V
+    // conversion drops the kernel's attributes, so they travel on the
+    // module to the emitter, which decorates those variables Aliased.
+    SmallVector<NamedAttribute> aliased;
+    for (gpu::GPUModuleOp gpuModule : gpuModules)
+      for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>())
+        if (auto pairs =
+                kernel->getAttrOfType<DenseI64ArrayAttr>(tessel::kAliasedArgsAttr))
+          aliased.emplace_back(kernel.getNameAttr(), pairs);
+    if (!aliased.empty())
+      module->setAttr(tessel::kVulkanAliasedBindingsAttr,
+                      DictionaryAttr::get(&getContext(), aliased));
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       SmallVector<gpu::GPUFuncOp> kernels;
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
@@ -378,4 +393,19 @@ spirv::TargetEnvAttr tessel::vulkanTargetEnv(MLIRContext *ctx) {
       "  max_compute_workgroup_size = [1024, 1024, 64],"
       "  subgroup_size = 8>>";
   return cast<spirv::TargetEnvAttr>(parseAttribute(text, ctx));
+}
+
+void tessel::markAliasedBindings(ModuleOp lowered, spirv::ModuleOp module,
+                                 StringRef kernel) {
+  auto table = lowered->getAttrOfType<DictionaryAttr>(kVulkanAliasedBindingsAttr);
+  auto pairs = table ? table.getAs<DenseI64ArrayAttr>(kernel) : nullptr;
+  if (!pairs)
+    return;
+  module.walk([&](spirv::GlobalVariableOp var) {
+    std::optional<uint32_t> binding = var.getBinding();
+    std::optional<uint32_t> set = var.getDescriptorSet();
+    if (binding && set == 0u &&
+        llvm::is_contained(pairs.asArrayRef(), int64_t(*binding)))
+      var->setAttr("aliased", UnitAttr::get(var.getContext()));
+  });
 }

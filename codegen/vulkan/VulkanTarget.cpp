@@ -111,6 +111,7 @@ public:
                 std::to_string(limit);
         return false;
       }
+      tessel::markAliasedBindings(lowered, module, kernel);
       SmallVector<uint32_t> words;
       if (failed(spirv::serialize(module, words))) {
         error = "cannot serialize the SPIR-V of kernel '" + kernel + "'";
