@@ -13,6 +13,8 @@
 
 #include <onnx/defs/schema.h>
 
+#include "frontend/onnx/OpsetPolicy.h"
+
 #include <exception>
 
 using namespace tessel;
@@ -32,6 +34,19 @@ bool onnx_import::schemaFunctionBody(
       node.op_type(), static_cast<int>(opset), domain);
   if (!schema || schema->Deprecated())
     return false;
+  if (!schema->HasFunction() && !schema->HasContextDependentFunction())
+    return false;
+  // libonnx's body is the op's as of its schema: refused where the op has
+  // changed since (ONNX 1.22) at or below the model's opset.
+  if (std::optional<int64_t> newer = unreviewedNewerVersion(
+          domain, node.op_type(), schema->SinceVersion(), opset)) {
+    error = std::string(kUnsupportedPrefix) + "version " +
+            std::to_string(*newer) + " of the op (opset " +
+            std::to_string(opset) + ") is newer than the schemas of Debian's "
+            "libonnx, whose function body is that of version " +
+            std::to_string(schema->SinceVersion());
+    return false;
+  }
   body = FunctionBody();
   body.sinceVersion = schema->SinceVersion();
   if (schema->HasFunction()) {

@@ -16,6 +16,7 @@
 #include "frontend/onnx/FunctionBodies.h"
 #include "frontend/onnx/ImportContext.h"
 #include "frontend/onnx/NodeOrder.h"
+#include "frontend/onnx/OpsetPolicy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -360,6 +361,13 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   NodeContext n = nodeContext(node, scope);
   std::string domain = canonicalDomain(node.domain()).str();
   bool imported = scope.opsets.count(domain) != 0;
+  // Nothing here was written for opsets newer than ONNX 1.22's.
+  if (std::optional<int64_t> newest = newestKnownOpset(domain);
+      imported && newest && n.opset > *newest)
+    return n.unsupported("opset " + Twine(n.opset) + " of domain '" +
+                         displayDomain(domain) +
+                         "' is newer than ONNX 1.22's (" + Twine(*newest) +
+                         "), which Tessel's handlers and bodies follow");
   if (imported)
     if (const OpHandlerEntry *entry =
             registry.lookup(domain, node.op_type(), n.opset)) {
