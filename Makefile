@@ -14,6 +14,13 @@
 #               `.ci/run` runs it after `make test`), on the CPU and then on --device
 #               vulkan (lavapipe: one timed run each, about 10 minutes).
 #               Options: TEST_MODELS_ARGS="--only resnet18"
+#   make test-models-zoo  deps + build + 20 more architectures (scripts/export_zoo.py:
+#               DenseNet, GoogLeNet, ShuffleNet, RegNet, MobileNet-V3, EfficientNet, explicit
+#               Pad, Swin, ViT, DeepLabV3/LR-ASPP, R3D, LSTM/GRU, seq2seq, audio encoder,
+#               U-Net, ESPCN, style transfer, a detector with NMS/RoiAlign) at opsets 13
+#               and 17, batch 1 and 2, against ONNX Runtime (relative L2 <= 1e-4) on the
+#               CPU. Not in CI (12 minutes on 2 cores, which CI's 90 do not leave).
+#               Options: TEST_MODELS_ARGS="--only unet"
 #   make test-sanitize
 #               a second build with assertions, AddressSanitizer and
 #               UndefinedBehaviorSanitizer in build-sanitize/, then the runtime
@@ -39,7 +46,7 @@ PACKAGES = cmake ninja-build ccache g++ python3 \
   python3-numpy python3-onnx python3-dev python3-pytest pybind11-dev pkg-config \
   libvulkan-dev mesa-vulkan-drivers spirv-tools glslang-tools
 
-.PHONY: deps build demo test test-sanitize test-models install clean
+.PHONY: deps build demo test test-sanitize test-models test-models-zoo install clean
 
 deps:
 	@if dpkg-query -W -f='$${Status}\n' $(PACKAGES) 2>/dev/null | grep -vq '^install ok installed$$' \
@@ -75,6 +82,10 @@ test-models: deps
 	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test $(TEST_MODELS_ARGS)
 	/usr/bin/python3 scripts/test_models.py --tessel-bin $(BUILD)/bin --work $(BUILD)/models-test \
 	  --device vulkan --runs 1 --no-install $(TEST_MODELS_ARGS)
+test-models-zoo: deps
+	$(MAKE) build
+	/usr/bin/python3 scripts/test_models.py --zoo --runs 1 --tessel-bin $(BUILD)/bin \
+	  --work $(BUILD)/models-test $(TEST_MODELS_ARGS)
 # Assertions on (-O1 -g, no NDEBUG), ASan + UBSan on every Tessel target;
 # libMLIR.so and libLLVM.so stay as Debian built them (uninstrumented).
 $(SANITIZE_BUILD)/build.ninja:
