@@ -692,8 +692,22 @@ LogicalResult tessel::expandStages(ModuleOp kernels,
         l.workSize.push_back(src[0] < 0 ? Dim{src[1], ""}
                                         : args[src[0]].shape[src[1]]);
       }
-      stageKernels.push_back(
-          {stage.getSymName().str(), kernel.onnxNode, kernel.onnxOp});
+      // Its signature, from the stage's own arguments: validate() holds
+      // every launch to it.
+      std::vector<format::KernelParam> params;
+      for (Type type : stage.getArgumentTypes()) {
+        auto memref = dyn_cast<MemRefType>(type);
+        FailureOr<format::DType> dtype = failure();
+        if (memref)
+          dtype = dtypeOf(memref.getElementType());
+        if (failed(dtype))
+          return stage.emitError("internal compiler error: kernel argument "
+                                 "of type ")
+                 << type << " has no artifact signature";
+        params.push_back({*dtype, static_cast<uint32_t>(memref.getRank())});
+      }
+      stageKernels.push_back({stage.getSymName().str(), kernel.onnxNode,
+                              kernel.onnxOp, std::move(params)});
       stageLaunches[&launch - artifact.plan.data()].push_back(plan.size());
       plan.push_back(std::move(l));
     }

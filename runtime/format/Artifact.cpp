@@ -282,9 +282,18 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
   if (crc32(manifestData, manifest->size) !=
       readU32(data + header::kManifestCrcAt))
     return error = "corrupt manifest (CRC mismatch)", false;
-  LaunchConfigTable launchConfigs;
-  if (!decodeManifest(manifestData, manifest->size, a, error, &launchConfigs))
+  ManifestExtras extras;
+  if (!decodeManifest(manifestData, manifest->size, a, error, &extras))
     return false;
+  if (!extras.kernelParams) {
+    // A 3.5 writer always writes field 14 when there are kernels: its
+    // absence means a manifest cut short, not an old artifact.
+    if (minor >= 5 && !a.kernels.empty())
+      return error = "manifest lacks field 14 (kernelParams), which format "
+                     "3." + str(minor) + " has whenever there are kernels",
+             false;
+    legacyKernelParams(a);
+  }
 
   a.weightsFileOffset = weights->offset;
   a.weightsFileSize = weights->size;
@@ -300,7 +309,7 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
     bin.bytes.assign(data + s.offset, data + s.offset + s.size);
     a.binaries.push_back(std::move(bin));
   }
-  if (!attachLaunchConfigs(a, launchConfigs, minor, error))
+  if (!attachLaunchConfigs(a, extras.launchConfigs, minor, error))
     return false;
   if (!validate(a, error))
     return error = "invalid artifact: " + error, false;

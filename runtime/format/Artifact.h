@@ -33,7 +33,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 4;
+constexpr uint32_t kFormatVersionMinor = 5;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -96,6 +96,12 @@ void unpackElements(DType t, const uint8_t *packed, uint64_t count,
                     uint8_t *out);
 /// "float32", "int64", ... (numpy names), or "unknown".
 const char *dtypeName(DType t);
+/// The dtype a kernel holds elements of `t` as: compiled code has signless
+/// integers, so every integer and narrow format of one width is stored as
+/// the signed integer of that width (uint8 and float8e4m3fn as int8, uint32
+/// as int32); bool and the wider floats are themselves. An unknown dtype
+/// is returned unchanged.
+DType storageDType(DType t);
 
 /// One dimension of a shape: a static extent (`symbol` empty, `value` >= 0) or
 /// a symbolic one (`symbol` names it, e.g. "batch"; `value` is -1). The same
@@ -130,6 +136,14 @@ struct TensorSignature {
   uint32_t buffer = 0;
 };
 
+/// One parameter of a kernel: a memref of `rank` dims of elements stored as
+/// `dtype` (a storageDType; the kernel ABI passes it as an expanded
+/// row-major memref descriptor).
+struct KernelParam {
+  DType dtype = DType::F32;
+  uint32_t rank = 0;
+};
+
 /// A kernel of the model, known by the same symbol in every target binary.
 struct Kernel {
   std::string
@@ -137,6 +151,11 @@ struct Kernel {
   std::string
       onnxNode; ///< name of the ONNX node it implements (for errors, traces)
   std::string onnxOp; ///< ONNX op type, e.g. "Conv"
+  /// Its signature (format 3.5), written by the compiler from the kernel
+  /// function's arguments: every launch of the kernel passes exactly these,
+  /// which validate() checks, so a driver never builds a descriptor of
+  /// another rank or element type than the code reads.
+  std::vector<KernelParam> params;
 };
 
 /// One argument of a launch: a view of a buffer with the shape the kernel
@@ -376,6 +395,10 @@ std::string describeControlOp(const ControlOp &op, size_t index);
 /// buffers, weight ranges inside the weights section (`weights`, or
 /// `weightsFileSize` bytes when `weights` is empty), unique names.
 ///
+/// Kernel signatures (format 3.5): each param a known dtype of rank at
+/// most kMaxRank; every launch passes exactly its kernel's params, each
+/// argument a view of the param's rank of a buffer of its dtype.
+///
 /// Launch configs (format 3.3, checked by ValidateLaunch.cpp): each binary
 /// has one per kernel; workgroup sizes in [1, 1024] with a product of at
 /// most 1024, 1, 1, 1 and no shared memory on the CPU; tiles > 0; the dims
@@ -416,6 +439,13 @@ bool validate(const Artifact &artifact, std::string &error);
 /// launched) with tile 256. One per kernel, in order.
 std::vector<LaunchConfig> legacyLaunchConfigs(const Artifact &artifact,
                                               TargetBinary::Format format);
+
+/// The signatures a reader gives the kernels of an artifact without them
+/// (format 3.0 to 3.4): each kernel's parameters as its first launch passes
+/// them (the dtype of each argument's buffer and the rank of its view; none
+/// for a kernel never launched), so that validate() still holds every other
+/// launch of the kernel to the same arity, dtypes and ranks.
+void legacyKernelParams(Artifact &artifact);
 
 /// The workgroup count of a launch of `config` over the work sizes `work`
 /// (Launch::workSize resolved): count[a] = ceil(product of work[d] for d in

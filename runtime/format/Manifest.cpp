@@ -23,6 +23,8 @@
 //   12 | req    controlOps    list<ControlOp>           (3.2; only when any)
 //   13 | req    launchConfigs list<(string target,        (3.3; whenever
 //                                   list<LaunchConfig>)>   there are binaries)
+//   14 | req    kernelParams  list<list<(u32 dtype,       (3.5; whenever
+//                                        u32 rank)>>      there are kernels)
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -61,6 +63,11 @@
 // ignored it would launch the kernels over the wrong grid. A manifest
 // without it (format 3.0-3.2) gets legacyLaunchConfigs().
 //
+// Field 14 holds each kernel's signature, one list per kernel in kernel
+// order (format 3.5). A runtime that ignored it would build descriptors
+// from the launches alone, which is what it is there to check; a manifest
+// without it (format 3.0-3.4) gets legacyKernelParams().
+//
 // The decoder names the element it was reading when the bytes run out.
 //
 //===----------------------------------------------------------------------===//
@@ -96,6 +103,7 @@ enum Field : uint32_t {
   kRegions = 11,    ///< 3.2
   kControlOps = 12, ///< 3.2
   kLaunchConfigs = 13, ///< 3.3
+  kKernelParams = 14,  ///< 3.5
   kNumFields,
 };
 
@@ -103,7 +111,8 @@ const char *fieldName(uint32_t id) {
   static const char *const names[] = {
       "",           "producer", "modelName", "inputs",       "outputs",
       "buffers",    "kernels",  "plan",      "shapeProgram", "cpuFeatures",
-      "hostValues", "regions",  "controlOps", "launchConfigs"};
+      "hostValues", "regions",  "controlOps", "launchConfigs",
+      "kernelParams"};
   return id < kNumFields ? names[id] : "unknown";
 }
 
@@ -177,8 +186,8 @@ template <typename F> void writeField(ByteWriter &w, uint32_t id, F &&payload) {
 /// Reads the manifest; `where` names the element being read for errors.
 class Decoder {
 public:
-  Decoder(const uint8_t *data, uint64_t size, LaunchConfigTable &launch)
-      : data(data), r(data, size), launch(launch) {}
+  Decoder(const uint8_t *data, uint64_t size, ManifestExtras &extras)
+      : data(data), r(data, size), extras(extras) {}
 
   bool decode(Artifact &a) {
     bool seen[kNumFields] = {};
@@ -238,6 +247,19 @@ public:
                 " (" + fieldName(id) + ")";
         return false;
       }
+    if (seen[kKernelParams]) {
+      // Fields come in any order: the kernels may follow their params.
+      if (params.size() != a.kernels.size()) {
+        error = "manifest field 14 (kernelParams) has " +
+                std::to_string(params.size()) + " entries for " +
+                std::to_string(a.kernels.size()) +
+                " kernels (one per kernel)";
+        return false;
+      }
+      for (size_t k = 0; k < params.size(); ++k)
+        a.kernels[k].params = std::move(params[k]);
+      extras.kernelParams = true;
+    }
     return true;
   }
 
@@ -273,8 +295,10 @@ private:
     case kControlOps:
       return controlOps(a.controlOps);
     case kLaunchConfigs:
-      launch.present = true;
-      return launchConfigs(launch.targets);
+      extras.launchConfigs.present = true;
+      return launchConfigs(extras.launchConfigs.targets);
+    case kKernelParams:
+      return kernelParams();
     }
     return true;
   }
@@ -366,6 +390,25 @@ private:
       where = "kernel " + std::to_string(i);
       if (!str(ks[i].symbol) || !str(ks[i].onnxNode) || !str(ks[i].onnxOp))
         return false;
+    }
+    return true;
+  }
+
+  bool kernelParams() {
+    uint32_t n = 0;
+    where = "the kernel params";
+    if (!count(n, /*minBytes=*/4))
+      return false;
+    params.resize(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint32_t arity = 0;
+      where = "the params of kernel " + std::to_string(k);
+      if (!count(arity, /*minBytes=*/8))
+        return false;
+      params[k].resize(arity);
+      for (KernelParam &p : params[k])
+        if (!enumValue(p.dtype) || !u32(p.rank))
+          return false;
     }
     return true;
   }
@@ -532,7 +575,9 @@ private:
   const uint8_t *data;
   ByteReader r;
   std::string where;
-  LaunchConfigTable &launch;
+  ManifestExtras &extras;
+  /// Field 14 until the kernels are known.
+  std::vector<std::vector<KernelParam>> params;
 };
 
 } // namespace
@@ -642,12 +687,23 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
         }
       }
     });
+  if (!a.kernels.empty())
+    writeField(w, kKernelParams, [&] {
+      w.u32(static_cast<uint32_t>(a.kernels.size()));
+      for (const Kernel &k : a.kernels) {
+        w.u32(static_cast<uint32_t>(k.params.size()));
+        for (const KernelParam &p : k.params) {
+          w.u32(static_cast<uint32_t>(p.dtype));
+          w.u32(p.rank);
+        }
+      }
+    });
 }
 
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
-                    std::string &error, LaunchConfigTable *launchConfigs) {
-  LaunchConfigTable ignored;
-  Decoder d(data, size, launchConfigs ? *launchConfigs : ignored);
+                    std::string &error, ManifestExtras *extras) {
+  ManifestExtras ignored;
+  Decoder d(data, size, extras ? *extras : ignored);
   if (d.decode(artifact))
     return true;
   error = d.error;

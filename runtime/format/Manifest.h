@@ -27,6 +27,15 @@ struct LaunchConfigTable {
   std::vector<TargetLaunchConfigs> targets;
 };
 
+/// What deserialize() needs to know of a manifest beyond the model: the
+/// fields whose absence means an older format (or a manifest cut short).
+struct ManifestExtras {
+  LaunchConfigTable launchConfigs;
+  /// Field 14 (kernelParams, format 3.5) was present and gave each kernel
+  /// its params; false for a manifest of format 3.0-3.4.
+  bool kernelParams = false;
+};
+
 /// Appends the manifest encoding of `artifact` to `out`.
 void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 
@@ -35,11 +44,11 @@ void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 /// Skips unknown optional fields; rejects unknown required ones, duplicate
 /// fields, missing required fields and payloads not consumed exactly.
 /// Checks the encoding only; validate() checks what it means. Field 13
-/// goes into `launchConfigs` (dropped when null); attaching it to the
-/// binaries is the caller's (deserialize()).
+/// goes into `extras->launchConfigs` (dropped when null); attaching it to
+/// the binaries is the caller's (deserialize()). Field 14 must have one
+/// entry per kernel.
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
-                    std::string &error,
-                    LaunchConfigTable *launchConfigs = nullptr);
+                    std::string &error, ManifestExtras *extras = nullptr);
 
 } // namespace tessel::format
 

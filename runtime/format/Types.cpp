@@ -12,6 +12,31 @@
 
 namespace tessel::format {
 
+DType storageDType(DType t) {
+  switch (t) {
+  case DType::U8:
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::U4:
+  case DType::I4:
+  case DType::F4E2M1:
+  case DType::F8E8M0:
+  case DType::U2:
+  case DType::I2:
+    return DType::I8;
+  case DType::U16:
+    return DType::I16;
+  case DType::U32:
+    return DType::I32;
+  case DType::U64:
+    return DType::I64;
+  default:
+    return t;
+  }
+}
+
 uint32_t dtypeSize(DType t) {
   switch (t) {
   case DType::U8:

@@ -431,6 +431,39 @@ private:
                               " is not a valid symbol name");
       if (!seen.insert(k.symbol).second)
         return fail(what, "duplicate symbol " + quoted(k.symbol));
+      for (size_t p = 0; p < k.params.size(); ++p) {
+        const KernelParam &param = k.params[p];
+        std::string pwhat = what + " (" + quoted(k.symbol) + ") param " +
+                            std::to_string(p);
+        if (!dtype(pwhat, param.dtype))
+          return false;
+        if (param.rank > kMaxRank)
+          return fail(pwhat, "rank " + std::to_string(param.rank) +
+                                 " exceeds " + std::to_string(kMaxRank));
+      }
+    }
+    return true;
+  }
+
+  /// A launch passes exactly its kernel's params: as many arguments, each
+  /// a view of the param's rank of a buffer stored as its dtype.
+  bool matchesSignature(const std::string &what, const Launch &l) {
+    const std::vector<KernelParam> &params = a.kernels[l.kernel].params;
+    if (l.args.size() != params.size())
+      return fail(what, "passes " + std::to_string(l.args.size()) +
+                            " arguments to a kernel of " +
+                            std::to_string(params.size()) + " params");
+    for (size_t j = 0; j < params.size(); ++j) {
+      const LaunchArg &arg = l.args[j];
+      DType have = a.buffers[arg.buffer].dtype;
+      if (storageDType(have) != storageDType(params[j].dtype) ||
+          arg.shape.size() != params[j].rank)
+        return fail(what + " argument " + std::to_string(j),
+                    std::string(dtypeName(have)) + " view of rank " +
+                        std::to_string(arg.shape.size()) + " (buffer " +
+                        std::to_string(arg.buffer) + ") for a param of " +
+                        dtypeName(params[j].dtype) + ", rank " +
+                        std::to_string(params[j].rank));
     }
     return true;
   }
@@ -447,6 +480,8 @@ private:
       for (size_t j = 0; j < l.args.size(); ++j)
         if (!launchArg(what + " argument " + std::to_string(j), l.args[j]))
           return false;
+      if (!matchesSignature(what, l))
+        return false;
       if (!shape(what + " work size", l.workSize, DType::U8))
         return false;
     }

@@ -13,6 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 using namespace tessel;
@@ -387,24 +389,24 @@ TEST(ManifestFields, AreWrittenInTagOrderWithTheRequiredBit) {
     tags.push_back(f.tag);
   EXPECT_EQ(tags, (std::vector<uint32_t>{1, 2, 0x80000003, 0x80000004,
                                          0x80000005, 0x80000006, 0x80000007,
-                                         0x80000008, 0x80000009}));
+                                         0x80000008, 0x80000009, 0x8000000e}));
 }
 
 TEST(ManifestFields, HostValuesAreARequiredFieldWrittenOnlyWhenUsed) {
-  // Without host values the manifest is exactly a 3.0 one (fields 1-9),
-  // which a 3.0 runtime reads; with them, field 10 is required, since
-  // ignoring it would run kernels on unwritten buffers.
+  // Without host values the manifest has fields 1-9 (and 14, the kernel
+  // params); with them, field 10 is required, since ignoring it would run
+  // kernels on unwritten buffers.
   std::vector<Field> plain = sampleFields();
-  ASSERT_EQ(plain.size(), 9u);
-  EXPECT_EQ(plain.back().tag, 9u | 0x80000000u);
+  ASSERT_EQ(plain.size(), 10u);
+  EXPECT_EQ(plain[8].tag, 9u | 0x80000000u);
   Artifact a = test::reshapeModel({false, false, false, false});
   a.buffers.push_back({Buffer::Kind::Transient, DType::I64, {{1, ""}}});
   a.hostValues.push_back({uint32_t(a.buffers.size() - 1), {{-1, "r.d2"}}});
   std::vector<uint8_t> m;
   encodeManifest(a, m);
   std::vector<Field> fields = splitFields(m);
-  ASSERT_EQ(fields.size(), 10u);
-  EXPECT_EQ(fields.back().tag, 10u | 0x80000000u);
+  ASSERT_EQ(fields.size(), 11u);
+  EXPECT_EQ(fields[9].tag, 10u | 0x80000000u);
 }
 
 TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
@@ -418,20 +420,22 @@ TEST(ManifestFields, ControlFlowFieldsAreRequiredAndWrittenOnlyWhenUsed) {
   EXPECT_EQ(tags,
             (std::vector<uint32_t>{1, 2, 0x80000003, 0x80000004, 0x80000005,
                                    0x80000006, 0x80000007, 0x80000008,
-                                   0x80000009, 0x8000000b, 0x8000000c}));
+                                   0x80000009, 0x8000000b, 0x8000000c,
+                                   0x8000000e}));
   // Control ops are written on their own, so that validation sees them.
   Artifact a = test::reshapeModel({false, false, false, false});
   a.controlOps = test::ifModel().controlOps;
   m.clear();
   encodeManifest(a, m);
-  EXPECT_EQ(splitFields(m).back().tag, 0x8000000cu);
+  std::vector<Field> fields = splitFields(m);
+  EXPECT_EQ(fields[fields.size() - 2].tag, 0x8000000cu);
 }
 
 TEST(ManifestFields, TruncatedControlFlowFieldsNameTheElement) {
   std::vector<uint8_t> m;
   encodeManifest(test::nestedModel({false, false, false, false}), m);
   std::vector<Field> fields = splitFields(m);
-  ASSERT_EQ(fields.size(), 11u);
+  ASSERT_EQ(fields.size(), 12u);
   std::vector<Field> cut = fields;
   cut[9].payload.pop_back(); // the yields of the last region
   EXPECT_EQ(manifestError(joinFields(cut)),
@@ -530,26 +534,30 @@ TEST(ManifestFields, PayloadsAreConsumedExactly) {
 }
 
 TEST(ManifestFields, TruncatedFieldsAreRejected) {
-  std::vector<uint8_t> m = joinFields(sampleFields());
-  size_t lastLength = sampleFields().back().payload.size();
+  std::vector<Field> sample = sampleFields();
+  std::vector<uint8_t> m = joinFields(sample);
+  size_t lastLength = sample.back().payload.size();
+  char lastTag[16];
+  std::snprintf(lastTag, sizeof lastTag, "0x%08x", sample.back().tag);
   std::vector<uint8_t> cut(m.begin(), m.end() - 1);
   EXPECT_EQ(manifestError(cut),
-            "manifest is truncated or corrupt (field 0x80000009 has " +
-                std::to_string(lastLength) + " bytes, but only " +
+            "manifest is truncated or corrupt (field " + std::string(lastTag) +
+                " has " + std::to_string(lastLength) + " bytes, but only " +
                 std::to_string(lastLength - 1) + " are left)");
-  // Cut inside the header of the last field.
+  // Cut inside the header of the last field (fields count from 0).
   cut.assign(m.begin(), m.end() - lastLength - 5);
   EXPECT_EQ(manifestError(cut),
-            "manifest is truncated or corrupt (reading the header of field "
-            "8)");
+            "manifest is truncated or corrupt (reading the header of field " +
+                std::to_string(sample.size() - 1) + ")");
   // A length that overflows any bound.
   std::vector<Field> fields = sampleFields();
   std::vector<uint8_t> huge = joinFields(fields);
   size_t lastAt = huge.size() - lastLength - 12;
   wr64(huge, lastAt + 4, ~uint64_t(0));
   EXPECT_THAT(manifestError(huge),
-              StartsWith("manifest is truncated or corrupt (field "
-                         "0x80000009 has 18446744073709551615 bytes"));
+              StartsWith("manifest is truncated or corrupt (field " +
+                         std::string(lastTag) +
+                         " has 18446744073709551615 bytes"));
 }
 
 /// `f` with its manifest replaced by `m`, which must fit before the next
@@ -809,27 +817,39 @@ TEST(LaunchConfigs, AreARequiredFieldWrittenWheneverThereAreBinaries) {
   std::vector<uint8_t> m;
   encodeManifest(withLaunchConfigs(), m);
   std::vector<Field> fields = splitFields(m);
-  ASSERT_EQ(fields.size(), 10u);
-  EXPECT_EQ(fields.back().tag, 13u | 0x80000000u);
-  // Without binaries there is nothing to launch: a 3.0 manifest.
+  ASSERT_EQ(fields.size(), 11u);
+  EXPECT_EQ(fields[9].tag, 13u | 0x80000000u);
+  // Without binaries there is nothing to launch: no field 13.
   m.clear();
   encodeManifest(test::addModel({false, false, false, false}), m);
-  EXPECT_EQ(splitFields(m).size(), 9u);
+  fields = splitFields(m);
+  EXPECT_EQ(fields.size(), 10u);
+  EXPECT_EQ(fields.back().tag, 14u | 0x80000000u);
+}
+
+/// The serialized artifact `f` without the manifest field of `tag` (which
+/// it must have) and with the header's minor version set to `minor`.
+std::vector<uint8_t> withoutField(const std::vector<uint8_t> &f, uint32_t tag,
+                                  uint32_t minor) {
+  size_t e = entry(f, 0);
+  std::vector<uint8_t> m(f.begin() + rd64(f, e + 8),
+                         f.begin() + rd64(f, e + 8) + rd64(f, e + 16));
+  std::vector<Field> fields = splitFields(m);
+  auto it = std::find_if(fields.begin(), fields.end(),
+                         [&](const Field &field) { return field.tag == tag; });
+  EXPECT_NE(it, fields.end());
+  if (it != fields.end())
+    fields.erase(it);
+  std::vector<uint8_t> g = withManifest(f, joinFields(fields));
+  wr32(g, 12, minor);
+  return g;
 }
 
 /// `f` (a serialized withLaunchConfigs()) without manifest field 13 and
 /// with the header's minor version set to `minor`.
 std::vector<uint8_t> withoutLaunchConfigs(const std::vector<uint8_t> &f,
                                           uint32_t minor) {
-  size_t e = entry(f, 0);
-  std::vector<uint8_t> m(f.begin() + rd64(f, e + 8),
-                         f.begin() + rd64(f, e + 8) + rd64(f, e + 16));
-  std::vector<Field> fields = splitFields(m);
-  EXPECT_EQ(fields.back().tag, 0x8000000du);
-  fields.pop_back();
-  std::vector<uint8_t> g = withManifest(f, joinFields(fields));
-  wr32(g, 12, minor);
-  return g;
+  return withoutField(f, 0x8000000du, minor);
 }
 
 TEST(LaunchConfigs, AnOlderArtifactGetsTheLegacyConfigs) {
@@ -904,13 +924,18 @@ TEST(LaunchConfigs, TruncatedEntriesNameTheElement) {
   std::vector<uint8_t> m;
   encodeManifest(withLaunchConfigs(), m);
   std::vector<Field> fields = splitFields(m);
+  auto configs = std::find_if(fields.begin(), fields.end(), [](const Field &f) {
+    return f.tag == 0x8000000du;
+  });
+  ASSERT_NE(configs, fields.end());
+  size_t at = configs - fields.begin();
   std::vector<Field> cut = fields;
-  cut.back().payload.pop_back(); // the scratch bytes of the last config
+  cut[at].payload.pop_back(); // the scratch bytes of the last config
   EXPECT_EQ(manifestError(joinFields(cut)),
             "manifest is truncated or corrupt (reading launch config 1 of "
             "target 2)");
   cut = fields;
-  wr32(cut.back().payload, 0, 0x7fffffff);
+  wr32(cut[at].payload, 0, 0x7fffffff);
   EXPECT_EQ(manifestError(joinFields(cut)),
             "manifest is truncated or corrupt (reading the launch configs)");
 }
@@ -949,4 +974,89 @@ TEST(LaunchConfigs, WorkgroupCount) {
   EXPECT_EQ(count[0], (uint64_t(INT64_MAX) * 2) / 256 + 1);
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel signatures (format 3.5, manifest field 14)
+//===----------------------------------------------------------------------===//
+
+std::vector<std::pair<DType, uint32_t>> paramsOf(const Kernel &k) {
+  std::vector<std::pair<DType, uint32_t>> out;
+  for (const KernelParam &p : k.params)
+    out.push_back({p.dtype, p.rank});
+  return out;
+}
+
+TEST(KernelParams, RoundTrip) {
+  Artifact in = withLaunchConfigs();
+  in.buffers[4].dtype = DType::I64; // so that a dtype differs
+  in.outputs[1].dtype = DType::I64;
+  in.kernels[1].params[1].dtype = DType::I64;
+  std::vector<uint8_t> f = serialize(in);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  using P = std::vector<std::pair<DType, uint32_t>>;
+  ASSERT_EQ(out.kernels.size(), 2u);
+  EXPECT_EQ(paramsOf(out.kernels[0]),
+            (P{{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 1}}));
+  EXPECT_EQ(paramsOf(out.kernels[1]), (P{{DType::F32, 2}, {DType::I64, 0}}));
+}
+
+TEST(KernelParams, AnOlderArtifactGetsTheSignatureOfEachKernelsFirstLaunch) {
+  Artifact in = withLaunchConfigs();
+  std::vector<uint8_t> f = serialize(in);
+  std::vector<uint8_t> legacy = withoutField(f, 0x8000000eu, 4);
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(legacy.data(), legacy.size(), out, error)) << error;
+  for (size_t k = 0; k < in.kernels.size(); ++k)
+    EXPECT_EQ(paramsOf(out.kernels[k]), paramsOf(in.kernels[k]));
+  // Its other launches are held to that signature: launch 1 passes y
+  // viewed as [1, batch] where launch 0 passed a rank-1 view.
+  Artifact other = in;
+  other.plan[1].args[1].shape = {{1, ""}, {-1, "batch"}};
+  std::vector<uint8_t> m;
+  encodeManifest(other, m);
+  std::vector<uint8_t> g = withoutField(withManifest(f, m), 0x8000000eu, 4);
+  EXPECT_EQ(decodeError(g),
+            "invalid artifact: launch 1 (kernel 'add') argument 1: float32 "
+            "view of rank 2 (buffer 0) for a param of float32, rank 1");
+  // A 3.5 file always has the field: one without it was cut short.
+  EXPECT_EQ(decodeError(withoutField(f, 0x8000000eu, 5)),
+            "manifest lacks field 14 (kernelParams), which format 3.5 has "
+            "whenever there are kernels");
+}
+
+TEST(KernelParams, EachKernelHasExactlyOneEntry) {
+  std::vector<uint8_t> m;
+  encodeManifest(test::addModel({false, false, false, false}), m);
+  std::vector<Field> fields = splitFields(m);
+  ASSERT_EQ(fields.back().tag, 0x8000000eu);
+  fields.back().payload = {1, 0, 0, 0, 0, 0, 0, 0}; // one kernel, no params
+  EXPECT_EQ(manifestError(joinFields(fields)),
+            "manifest field 14 (kernelParams) has 1 entries for 2 kernels "
+            "(one per kernel)");
+}
+
+TEST(KernelParams, TruncatedEntriesNameTheKernel) {
+  std::vector<uint8_t> m;
+  encodeManifest(test::addModel({false, false, false, false}), m);
+  std::vector<Field> fields = splitFields(m);
+  std::vector<Field> cut = fields;
+  cut.back().payload.pop_back(); // the rank of kernel 1's last param
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the params of kernel "
+            "1)");
+  // Counts larger than the bytes left are caught before any allocation.
+  cut = fields;
+  wr32(cut.back().payload, 0, 0x7fffffff);
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the kernel params)");
+  cut = fields;
+  wr32(cut.back().payload, 4, 0x7fffffff);
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the params of kernel "
+            "0)");
+}
+
 } // namespace
+

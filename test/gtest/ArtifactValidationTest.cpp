@@ -125,6 +125,28 @@ const Case kCases[] = {
        a.plan[0].workSize = {{-1, "q"}};
      },
      "launch 0 (kernel 'add') work size: symbol 'q' is not defined"},
+    // Format 3.5: every launch passes exactly its kernel's signature.
+    {"LaunchArityDiffersFromSignature",
+     [](Artifact &a) { a.plan[1].args.pop_back(); },
+     "launch 1 (kernel 'add'): passes 2 arguments to a kernel of 3 params"},
+    {"LaunchRankDiffersFromSignature",
+     [](Artifact &a) { a.plan[2].args[0].shape = {{-1, "batch"}}; },
+     "launch 2 (kernel 'sum_all') argument 0: float32 view of rank 1 (buffer "
+     "3) for a param of float32, rank 2"},
+    {"LaunchDTypeDiffersFromSignature",
+     [](Artifact &a) { a.kernels[1].params[1].dtype = DType::I64; },
+     "launch 2 (kernel 'sum_all') argument 1: float32 view of rank 0 (buffer "
+     "4) for a param of int64, rank 0"},
+    {"LaunchOfABufferOfAnotherDType",
+     [](Artifact &a) { a.buffers[2].dtype = DType::I32; },
+     "launch 0 (kernel 'add') argument 2: int32 view of rank 1 (buffer 2) for "
+     "a param of float32, rank 1"},
+    {"KernelParamUnknownDType",
+     [](Artifact &a) { a.kernels[0].params[0].dtype = static_cast<DType>(8); },
+     "kernel 0 ('add') param 0: unknown dtype 8"},
+    {"KernelParamRankTooLarge",
+     [](Artifact &a) { a.kernels[0].params[2].rank = 33; },
+     "kernel 0 ('add') param 2: rank 33 exceeds 32"},
     {"KernelSymbolNotIdentifier",
      [](Artifact &a) { a.kernels[0].symbol = "add; rm"; },
      "kernel 0: symbol 'add; rm' is not a valid symbol name"},
@@ -963,6 +985,43 @@ TEST(Validation, ValidModelsPass) {
   EXPECT_TRUE(validate(test::ifModel(), error)) << error;
   EXPECT_TRUE(validate(test::loopModel(), error)) << error;
   EXPECT_TRUE(validate(test::nestedModel(), error)) << error;
+}
+
+/// Gives every buffer but the weight, and the signatures, dtype `t`.
+void retype(Artifact &a, DType t) {
+  for (Buffer &b : a.buffers)
+    if (b.kind != Buffer::Kind::Weight)
+      b.dtype = t;
+  for (TensorSignature &s : a.inputs)
+    s.dtype = t;
+  for (TensorSignature &s : a.outputs)
+    s.dtype = t;
+}
+
+TEST(Validation, AParamAcceptsEveryDTypeStoredAsItsOwn) {
+  // Compiled code has signless integers: a kernel of int8 params serves
+  // uint8, float8 and the 4-bit formats alike, one of int64 uint64.
+  for (DType stored : {DType::U8, DType::F8E4M3FN, DType::I4}) {
+    Artifact a = base();
+    retype(a, stored);
+    for (Kernel &k : a.kernels)
+      for (KernelParam &p : k.params)
+        p.dtype = DType::I8;
+    std::string error;
+    EXPECT_TRUE(validate(a, error)) << dtypeName(stored) << ": " << error;
+  }
+  Artifact a = base();
+  retype(a, DType::U64);
+  for (Kernel &k : a.kernels)
+    for (KernelParam &p : k.params)
+      p.dtype = DType::I64;
+  std::string error;
+  EXPECT_TRUE(validate(a, error)) << error;
+  // Not a float of the same width.
+  a.kernels[0].params[0].dtype = DType::F64;
+  EXPECT_FALSE(validate(a, error));
+  EXPECT_EQ(error, "launch 0 (kernel 'add') argument 0: uint64 view of rank 1 "
+                   "(buffer 0) for a param of float64, rank 1");
 }
 
 TEST(Validation, OutputsMayViewTheirBufferAndShareIt) {

@@ -27,6 +27,7 @@ void addBinary(format::Artifact &a, const std::string &target,
   bin.bytes = std::move(bytes);
   bin.launchConfigs = format::legacyLaunchConfigs(a, fmt);
   a.binaries.push_back(std::move(bin));
+  format::legacyKernelParams(a);
 }
 
 namespace {
@@ -34,7 +35,9 @@ namespace {
 Dim sym(const std::string &name) { return Dim{-1, name}; }
 Dim lit(int64_t v) { return Dim{v, ""}; }
 
+/// Also signs the kernels: their params as the plan passes them.
 void addBinaries(format::Artifact &a, Targets t) {
+  format::legacyKernelParams(a);
   if (t.cpu)
     addBinary(a, "cpu", format::TargetBinary::Format::ElfSharedObject, cpuKernels());
   if (t.cuda)

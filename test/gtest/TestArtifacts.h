@@ -92,7 +92,8 @@ int64_t tileCode(int64_t rows, int64_t cols, int64_t r, int64_t c);
 /// Appends a binary of `target` to `a` with the launch configs of a 3.2
 /// artifact (format::legacyLaunchConfigs) for the kernels and the plan `a`
 /// has now: one workgroup per launch on the CPU, the 1-D grid of 256
-/// threads per block over all the work on GPUs.
+/// threads per block over all the work on GPUs. Gives the kernels the
+/// signatures the plan implies (format::legacyKernelParams).
 void addBinary(format::Artifact &a, const std::string &target,
                format::TargetBinary::Format fmt, std::vector<uint8_t> bytes);
 

@@ -2,7 +2,7 @@
 //
 // The pieces of the Vulkan driver that need no device: the SPIR-V
 // container codec (round trip, every truncation, each decode error),
-// argument layouts from the plan, reading a launch's descriptors into bound
+// reading a launch's descriptors (by the kernel's signature) into bound
 // ranges and shape values, the SPIR-V scan, and capabilities against device
 // features. VulkanDriverTest.cpp covers what needs a driver or a device.
 //
@@ -153,48 +153,6 @@ TEST(SpirvModules, DecodeErrors) {
 // The ABI without a device
 //===----------------------------------------------------------------------===//
 
-TEST(VulkanAbi, LayoutsComeFromThePlan) {
-  format::Artifact model = test::addModel();
-  std::vector<vulkan::KernelLayout> layouts;
-  Status s = vulkan::kernelLayouts(model, layouts);
-  ASSERT_TRUE(s.isOk()) << s.message();
-  ASSERT_EQ(layouts.size(), 2u);
-  ASSERT_TRUE(layouts[0].launched);
-  ASSERT_EQ(layouts[0].args.size(), 3u);
-  EXPECT_EQ(layouts[0].args[2].rank, 1u);
-  ASSERT_EQ(layouts[1].args.size(), 2u);
-  EXPECT_EQ(layouts[1].args[0].rank, 2u); // y viewed as [1, batch]
-  EXPECT_EQ(layouts[1].args[1].rank, 0u);
-  EXPECT_EQ(layouts[1].args[1].dtype, format::DType::F32);
-
-  // A kernel never launched has no layout.
-  model.kernels.push_back({"tile_ids", "Tiles_0", "Tiles"});
-  ASSERT_TRUE(vulkan::kernelLayouts(model, layouts).isOk());
-  EXPECT_FALSE(layouts[2].launched);
-
-  // Every launch of a kernel must agree.
-  format::Artifact ranks = test::addModel();
-  ranks.plan[1].args[1].shape = {{1, ""}, {-1, "batch"}};
-  s = vulkan::kernelLayouts(ranks, layouts);
-  EXPECT_EQ(s.code(), TESSEL_STATUS_INVALID_ARTIFACT);
-  EXPECT_EQ(s.message(),
-            "launch 1 of kernel 'add' (ONNX node 'Add_0', Add): argument 1 "
-            "has rank 2 (float32), but launch 0 passes rank 1 (float32) (a "
-            "Vulkan kernel has one layout)");
-  format::Artifact count = test::addModel();
-  count.plan[1].args.pop_back();
-  s = vulkan::kernelLayouts(count, layouts);
-  EXPECT_EQ(s.message(),
-            "launch 1 of kernel 'add' (ONNX node 'Add_0', Add) passes 2 "
-            "arguments, but launch 0 passes 3 (a Vulkan kernel has one "
-            "layout)");
-  format::Artifact dtypes = test::addModel();
-  dtypes.buffers[2].dtype = format::DType::I32;
-  s = vulkan::kernelLayouts(dtypes, layouts);
-  EXPECT_THAT(s.message(), HasSubstr("argument 0 has rank 1 (int32), but "
-                                     "launch 0 passes rank 1 (float32)"));
-}
-
 /// Reads `params` as a launch of a kernel with `layout`; the status and
 /// what was read.
 struct ReadArgs {
@@ -202,20 +160,19 @@ struct ReadArgs {
   std::vector<vulkan::BoundArgument> args;
   std::vector<int32_t> shape;
 };
-ReadArgs readArgs(const vulkan::KernelLayout &layout, void **params) {
+ReadArgs readArgs(const std::vector<format::KernelParam> &layout,
+                  void **params) {
   ReadArgs r;
-  format::Kernel kernel{"k", "K_0", "Probe"};
-  r.status =
-      vulkan::readLaunchArguments(kernel, layout, params, r.args, r.shape);
+  format::Kernel kernel{"k", "K_0", "Probe", layout};
+  r.status = vulkan::readLaunchArguments(kernel, params, r.args, r.shape);
   return r;
 }
 
-vulkan::KernelLayout
+std::vector<format::KernelParam>
 layoutOf(std::initializer_list<std::pair<uint32_t, format::DType>> args) {
-  vulkan::KernelLayout layout;
-  layout.launched = true;
+  std::vector<format::KernelParam> layout;
   for (auto [rank, dtype] : args)
-    layout.args.push_back({rank, dtype});
+    layout.push_back({dtype, rank});
   return layout;
 }
 

@@ -307,13 +307,14 @@ TEST_F(VulkanTest, RefusesAConfigTheModuleContradicts) {
                        "provide yet");
 }
 
-TEST_F(VulkanTest, RefusesLaunchesThatDisagreeOnALayout) {
+TEST_F(VulkanTest, RefusesLaunchesThatDisagreeWithTheKernelsSignature) {
   format::Artifact model = test::addModel();
   model.plan[1].args[1].shape = {{1, ""}, {-1, "batch"}};
   Result r = open(model);
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
-  EXPECT_THAT(r.message, HasSubstr("argument 1 has rank 2 (float32), but "
-                                   "launch 0 passes rank 1 (float32)"));
+  EXPECT_THAT(r.message, HasSubstr("launch 1 (kernel 'add') argument 1: "
+                                   "float32 view of rank 2 (buffer 0) for a "
+                                   "param of float32, rank 1"));
 }
 
 /// `add` launched once with `n` arguments: n - 1 views of input x, then the

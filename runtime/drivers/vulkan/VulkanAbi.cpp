@@ -10,10 +10,6 @@ namespace {
 
 std::string str(uint64_t v) { return std::to_string(v); }
 
-std::string describeArg(const ArgLayout &arg) {
-  return "rank " + str(arg.rank) + " (" + format::dtypeName(arg.dtype) + ")";
-}
-
 std::string listOf(const std::vector<int64_t> &values) {
   std::string s = "[";
   for (size_t i = 0; i < values.size(); ++i)
@@ -104,63 +100,15 @@ std::string describeKernel(const format::Kernel &kernel) {
          "', " + kernel.onnxOp + ")";
 }
 
-Status kernelLayouts(const format::Artifact &artifact,
-                     std::vector<KernelLayout> &out) {
-  out.assign(artifact.kernels.size(), KernelLayout());
-  std::vector<size_t> firstLaunch(artifact.kernels.size(), 0);
-  for (size_t l = 0; l < artifact.plan.size(); ++l) {
-    const format::Launch &launch = artifact.plan[l];
-    if (launch.kernel >= out.size())
-      return invalidArtifact("launch " + str(l) + " names kernel " +
-                             str(launch.kernel) + ", but there are " +
-                             str(out.size()) + " kernels");
-    KernelLayout layout;
-    layout.launched = true;
-    for (size_t i = 0; i < launch.args.size(); ++i) {
-      const format::LaunchArg &arg = launch.args[i];
-      if (arg.buffer >= artifact.buffers.size())
-        return invalidArtifact("launch " + str(l) + ": argument " + str(i) +
-                               " names buffer " + str(arg.buffer) +
-                               ", but there are " +
-                               str(artifact.buffers.size()) + " buffers");
-      layout.args.push_back({static_cast<uint32_t>(arg.shape.size()),
-                             artifact.buffers[arg.buffer].dtype});
-    }
-    KernelLayout &known = out[launch.kernel];
-    std::string what = "launch " + str(l) + " of " +
-                       describeKernel(artifact.kernels[launch.kernel]);
-    if (!known.launched) {
-      known = std::move(layout);
-      firstLaunch[launch.kernel] = l;
-      continue;
-    }
-    std::string first = "launch " + str(firstLaunch[launch.kernel]);
-    if (layout.args.size() != known.args.size())
-      return invalidArtifact(what + " passes " + str(layout.args.size()) +
-                             " arguments, but " + first + " passes " +
-                             str(known.args.size()) +
-                             " (a Vulkan kernel has one layout)");
-    for (size_t i = 0; i < known.args.size(); ++i)
-      if (layout.args[i].rank != known.args[i].rank ||
-          layout.args[i].dtype != known.args[i].dtype)
-        return invalidArtifact(what + ": argument " + str(i) + " has " +
-                               describeArg(layout.args[i]) + ", but " + first +
-                               " passes " + describeArg(known.args[i]) +
-                               " (a Vulkan kernel has one layout)");
-  }
-  return Status::ok();
-}
-
-Status readLaunchArguments(const format::Kernel &kernel,
-                           const KernelLayout &layout, void **params,
+Status readLaunchArguments(const format::Kernel &kernel, void **params,
                            std::vector<BoundArgument> &args,
                            std::vector<int32_t> &shape) {
   args.clear();
   shape.clear();
   size_t j = 0; // the scalar an argument's descriptor starts at
   std::vector<int64_t> sizes, strides;
-  for (size_t i = 0; i < layout.args.size(); ++i) {
-    const ArgLayout &arg = layout.args[i];
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const format::KernelParam &arg = kernel.params[i];
     std::string what = describeKernel(kernel) + ": argument " + str(i);
     void *aligned = *static_cast<void **>(params[j + 1]);
     int64_t offset = *static_cast<int64_t *>(params[j + 2]);

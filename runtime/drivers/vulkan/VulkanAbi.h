@@ -1,8 +1,7 @@
 //===- VulkanAbi.h - The kernel ABI of the Vulkan driver --------*- C++ -*-===//
 //
 // The parts of the Vulkan driver that need no device (VulkanDriver.cpp has
-// the ABI itself in its file comment): each kernel's argument layout (rank
-// and dtype per argument) derived from the plan, the reading of a launch's
+// the ABI itself in its file comment): the reading of a launch's
 // `params` array into what the kernel binds (an address and a byte size per
 // argument) and the shape buffer's values, the facts of a SPIR-V module
 // the driver checks before creating a shader module (capabilities, entry
@@ -29,26 +28,6 @@ constexpr int64_t kMaxIndexable = int64_t(1) << 31;
 /// "kernel 'add' (ONNX node 'Add_0', Add)", for messages.
 std::string describeKernel(const format::Kernel &kernel);
 
-/// One argument of a kernel: the rank of the memref the launches pass and
-/// the dtype of the buffer behind it.
-struct ArgLayout {
-  uint32_t rank = 0;
-  format::DType dtype = format::DType::F32;
-};
-
-/// The arguments of a kernel; `launched` is false for a kernel the plan
-/// never launches (it needs no layout).
-struct KernelLayout {
-  bool launched = false;
-  std::vector<ArgLayout> args;
-};
-
-/// One layout per kernel of `artifact`, from the launches of its plan.
-/// INVALID_ARTIFACT when two launches of a kernel disagree (argument count,
-/// a rank or a dtype).
-Status kernelLayouts(const format::Artifact &artifact,
-                     std::vector<KernelLayout> &out);
-
 /// What one argument binds: the device address of its first element (the
 /// descriptor's aligned pointer) and its exact size in bytes.
 struct BoundArgument {
@@ -57,13 +36,13 @@ struct BoundArgument {
 };
 
 /// Reads the ABI array `params` of a launch of `kernel` (docs/design.md
-/// "Kernel ABI") using `layout`: one BoundArgument per argument into
+/// "Kernel ABI") by the kernel's signature (Kernel::params, which
+/// validate() held every launch to): one BoundArgument per argument into
 /// `args`, and every size of every argument, in order, into `shape` (the
 /// shape buffer's values). INTERNAL when an offset is not 0 or the strides
 /// are not contiguous row-major; RESOURCE_EXHAUSTED when a size or an
 /// element count is not below kMaxIndexable.
-Status readLaunchArguments(const format::Kernel &kernel,
-                           const KernelLayout &layout, void **params,
+Status readLaunchArguments(const format::Kernel &kernel, void **params,
                            std::vector<BoundArgument> &args,
                            std::vector<int32_t> &shape);
 

@@ -27,8 +27,8 @@
 // with offset 0, which the driver checks on every launch (INTERNAL
 // otherwise). Kernels index with 32 bits: a size or an element count of
 // 2^31 or more is RESOURCE_EXHAUSTED. The rank and dtype of each argument
-// come from the plan (every launch of a kernel must agree, else
-// INVALID_ARTIFACT; a kernel never launched needs no layout). The grid is
+// are the kernel's signature (Kernel::params; the loader checked every
+// launch against it); a kernel never launched gets no pipeline. The grid is
 // gpuGrid()'s (vkCmdDispatch with the workgroup counts), within the
 // device's maxComputeWorkGroupCount; shared memory is static in the SPIR-V
 // (the config's sharedMemoryBytes must be 0). The target is compiled for
@@ -108,9 +108,15 @@ public:
     std::string error;
     if (!format::decodeSpirvModules(binary->bytes, modules, error))
       return invalidArtifact("cannot load the vulkan kernels: " + error);
-    TESSEL_RETURN_IF_ERROR(kernelLayouts(artifact, layouts));
     configs = binary->launchConfigs;
     kernels = artifact.kernels;
+    launched.assign(kernels.size(), false);
+    for (const format::Launch &l : artifact.plan) {
+      if (l.kernel >= kernels.size())
+        return invalidArtifact("a launch names kernel " + str(l.kernel) +
+                               ", but there are " + str(kernels.size()));
+      launched[l.kernel] = true;
+    }
     objects.resize(kernels.size());
     for (size_t k = 0; k < kernels.size(); ++k) {
       const format::Kernel &kernel = kernels[k];
@@ -123,7 +129,7 @@ public:
                                kernel.symbol + "' (ONNX node '" +
                                kernel.onnxNode + "', " + kernel.onnxOp + ")");
       TESSEL_RETURN_IF_ERROR(checkKernel(k, *module));
-      if (layouts[k].launched)
+      if (launched[k])
         TESSEL_RETURN_IF_ERROR(createObjects(k, *module));
     }
     return Status::ok();
@@ -141,8 +147,8 @@ public:
     TESSEL_RETURN_IF_ERROR(gpuGrid(c, work, grid, empty));
     std::vector<BoundArgument> args;
     std::vector<int32_t> shape;
-    TESSEL_RETURN_IF_ERROR(readLaunchArguments(kernels[kernel], layouts[kernel],
-                                               params, args, shape));
+    TESSEL_RETURN_IF_ERROR(
+        readLaunchArguments(kernels[kernel], params, args, shape));
     if (empty)
       return Status::ok();
     const VkPhysicalDeviceLimits &limits = ctx->limits;
@@ -254,8 +260,8 @@ private:
                          str(invocations) + " invocations, more than " +
                          ctx->name + "'s maxComputeWorkGroupInvocations (" +
                          str(limits.maxComputeWorkGroupInvocations) + ")");
-    if (layouts[k].launched) {
-      uint64_t buffers = layouts[k].args.size() + 1;
+    if (launched[k]) {
+      uint64_t buffers = kernels[k].params.size() + 1;
       struct {
         const char *name;
         uint32_t value;
@@ -266,7 +272,7 @@ private:
                   {"maxPerStageResources", limits.maxPerStageResources}};
       for (const auto &cap : caps)
         if (buffers > cap.value)
-          return unavailable(what + " has " + str(layouts[k].args.size()) +
+          return unavailable(what + " has " + str(kernels[k].params.size()) +
                              " arguments, so it needs " + str(buffers) +
                              " storage buffers with the shape buffer, but " +
                              ctx->name + "'s " + cap.name + " is " +
@@ -313,8 +319,8 @@ private:
       o.module = VK_NULL_HANDLE;
       return failed("vkCreateShaderModule", r);
     }
-    std::vector<VkDescriptorSetLayoutBinding> bindings(layouts[k].args.size() +
-                                                       1);
+    std::vector<VkDescriptorSetLayoutBinding> bindings(
+        kernels[k].params.size() + 1);
     for (size_t i = 0; i < bindings.size(); ++i) {
       bindings[i] = VkDescriptorSetLayoutBinding{};
       bindings[i].binding = static_cast<uint32_t>(i);
@@ -358,7 +364,7 @@ private:
 
   std::shared_ptr<Context> ctx;
   std::vector<format::Kernel> kernels;
-  std::vector<KernelLayout> layouts;
+  std::vector<bool> launched; ///< by kernel: whether the plan launches it
   std::vector<format::LaunchConfig> configs; ///< of the loaded binary
   std::vector<KernelObjects> objects;
 };
