@@ -110,8 +110,18 @@ std::string tessel::reportMemory(const Artifact &artifact) {
   std::string out;
   // The memory plan, where the sizes are known now.
   BufferLifetimes lifetimes = bufferLifetimes(artifact);
-  if (!artifact.regions.empty())
+  if (!artifact.controlOps.empty())
     return "memory: the plan has control flow: one allocation per buffer\n";
+  // Buffers sized by values read back from kernels are not planned.
+  size_t unplanned = 0;
+  for (size_t b = 0; !artifact.regions.empty() && b < artifact.buffers.size();
+       ++b)
+    unplanned += artifact.buffers[b].kind == Buffer::Kind::Transient &&
+                 lifetimes.slotOf[b] < 0;
+  std::string own = unplanned ? " (and " + std::to_string(unplanned) +
+                                    " sized by values read back, one "
+                                    "allocation each)"
+                              : std::string();
   std::set<std::string> symbols;
   std::vector<uint64_t> bytes;
   for (uint32_t b : lifetimes.buffers) {
@@ -126,7 +136,7 @@ std::string tessel::reportMemory(const Artifact &artifact) {
     bytes.push_back(arenaSize(count * dtypeSize(buffer.dtype)));
   }
   out += "memory: " + std::to_string(lifetimes.buffers.size()) +
-         " transient buffers";
+         " transient buffers" + own;
   if (!symbols.empty()) {
     std::string names;
     for (const std::string &s : symbols)
@@ -136,7 +146,7 @@ std::string tessel::reportMemory(const Artifact &artifact) {
            "--profile reports it)\n";
   }
   ArenaPlan plan;
-  if (!planArena(lifetimes, bytes, artifact.plan.size(), plan))
+  if (!planArena(lifetimes, bytes, lifetimes.times, plan))
     return out + " of more than 2^64 bytes\n";
   return out + " in an arena of " + mib(plan.arena) + " (one allocation each: " +
          mib(plan.sum) + "; most live at one launch: " + mib(plan.peakLive) +

@@ -619,6 +619,38 @@ LogicalResult PlanSerializer::addLoop(plan::LoopOp op) {
   return success();
 }
 
+/// In a plan whose only region is the top level (it reads values back
+/// from kernels, without control flow): moves every shape step that does
+/// not depend on a value read back ahead of the other steps, in order. The
+/// runtime then knows the extents of every buffer not sized by a value
+/// read back when the first launch runs, and plans those in one arena as
+/// in a plan without regions (format/MemoryPlan.cpp); and checks of the
+/// inputs' shapes fail before any launch. A moved step reads only symbols
+/// of the inputs and of steps moved before it.
+static void hoistShapeSteps(format::Artifact &a) {
+  std::set<std::string> late; // bound by or from values read back
+  std::vector<format::Step> early, rest;
+  for (const format::Step &step : a.regions[0].steps) {
+    if (step.kind == format::Step::Kind::Shape) {
+      const format::ShapeOp &op = a.shapeProgram[step.index];
+      bool isLate = op.kind == format::ShapeOp::Kind::BufferValues ||
+                    llvm::any_of(op.operands, [&](const Dim &d) {
+                      return d.isSymbolic() && late.count(d.symbol);
+                    });
+      if (!isLate) {
+        early.push_back(step);
+        continue;
+      }
+      for (const Dim &d : op.results)
+        if (d.isSymbolic())
+          late.insert(d.symbol);
+    }
+    rest.push_back(step);
+  }
+  llvm::append_range(early, rest);
+  a.regions[0].steps = std::move(early);
+}
+
 LogicalResult PlanSerializer::run() {
   if (failed(addInputs()))
     return failure();
@@ -630,6 +662,8 @@ LogicalResult PlanSerializer::run() {
   // runtimes read the artifact.
   if (artifact.controlOps.empty() && !readsBack)
     artifact.regions.clear();
+  else if (artifact.controlOps.empty())
+    hoistShapeSteps(artifact);
   return success();
 }
 

@@ -363,7 +363,7 @@ Status Session::planArena(const SymbolBindings &bindings) {
   memory.plannedIn = runSerial;
   if (bytes != memory.bytes || !memory.arena.owned) {
     memory.bytes = std::move(bytes);
-    if (!format::planArena(lifetimes, memory.bytes, model.plan.size(),
+    if (!format::planArena(lifetimes, memory.bytes, lifetimes.times,
                            memory.plan))
       return resourceExhausted("the transient buffers need more than 2^64 "
                                "bytes");

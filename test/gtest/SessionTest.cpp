@@ -131,6 +131,47 @@ TEST_F(SessionTest, TransientsShareAnArenaWhereTheirLifetimesDoNotMeet) {
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARGUMENT);
 }
 
+TEST_F(SessionTest, APlanWithStepsPlansTheBuffersSizedBeforeItsFirstLaunch) {
+  // chainModel with region 0 spelled out, and t3 sized by a symbol that a
+  // shape step binds after the first launch (as a value read back would):
+  // t1 and t2 share the arena over the steps, t3 is an allocation of its
+  // own.
+  format::Artifact model = chainModel();
+  format::ShapeOp add;
+  add.kind = format::ShapeOp::Kind::Add;
+  add.operands = {format::Dim{-1, "batch"}, format::Dim{0, ""}};
+  add.results = {format::Dim{-1, "late"}};
+  model.shapeProgram = {add};
+  model.buffers[4].shape = {format::Dim{-1, "late"}};
+  format::Region top;
+  top.steps = {{format::Step::Kind::Launch, 0},
+               {format::Step::Kind::Shape, 0},
+               {format::Step::Kind::Launch, 1},
+               {format::Step::Kind::Launch, 2},
+               {format::Step::Kind::Launch, 3}};
+  model.regions = {top};
+  open(model);
+  for (int64_t n : {5, 33}) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    std::vector<float> a(n), b(n), want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      a[i] = float(i);
+      b[i] = float(7 * i);
+      want[i] = 4 * a[i] + b[i];
+    }
+    ASSERT_OK(setFloats("a", {n}, a));
+    ASSERT_OK(setFloats("b", {n}, b));
+    ASSERT_OK(tessel_session_run(session));
+    EXPECT_THAT(output("y", nullptr), ElementsAreArray(want));
+    tessel_memory_stats_t m;
+    ASSERT_OK(tessel_session_memory_stats(session, &m));
+    uint64_t bytes = (n * 4 + 63) / 64 * 64;
+    EXPECT_EQ(m.planned_buffers, 2u);
+    EXPECT_EQ(m.sum_bytes, 2 * bytes);
+    EXPECT_EQ(m.arena_bytes, 2 * bytes); // t1 (steps 0-2) meets t2 (2-3)
+  }
+}
+
 TEST_F(SessionTest, PlansWithControlFlowHaveNoArena) {
   open(test::ifModel());
   tessel_memory_stats_t m;
