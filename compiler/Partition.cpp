@@ -18,6 +18,10 @@
 //     evaluates those ops itself, so the shape arithmetic exporters put in
 //     the graph becomes plan arithmetic (folded where static) instead of
 //     kernels; a Reshape to such a value takes its elements as the target;
+//   * a `tessel.assert_zero` (the importer's check of an index op) becomes
+//     a `plan.assert_eq` of its count against 0 at the end of its block,
+//     the count read back with `plan.tensor_values` (or checked now when it
+//     is a constant);
 //   * returned values are the plan's results; one that is an input, a
 //     weight, or a buffer returned already gets a copy dispatch.
 // Every dim of every tensor is an index value of the plan: a constant, a
@@ -101,6 +105,9 @@ private:
   /// One dispatch for all the ops of `region`.
   LogicalResult lowerDispatchRegion(DispatchRegionOp region);
   LogicalResult lowerReturn(func::ReturnOp op);
+  /// A check that a count is 0: at compile time when the count is known,
+  /// else a `plan.assert_eq` of the count read back from its tensor.
+  LogicalResult lowerAssertZero(AssertZeroOp op);
   LogicalResult lowerIf(IfOp op);
   LogicalResult lowerLoop(LoopOp op);
   /// Lowers the ops of `block` before its terminator at the builder's
@@ -832,9 +839,44 @@ LogicalResult Partitioner::run(ModuleOp planModule) {
   return lowerBlock(graph.getBody().front());
 }
 
+LogicalResult Partitioner::lowerAssertZero(AssertZeroOp op) {
+  Location loc = op.getLoc();
+  std::optional<SmallVector<Value>> count = shapeElements(op.getCount(), op);
+  if (!count || count->size() != 1)
+    return op.emitError() << describeLoc(loc)
+                          << ": internal error: the count of a check has no "
+                             "plan value";
+  APInt known;
+  if (matchPattern(count->front(), m_ConstantInt(&known))) {
+    if (known.isZero())
+      return success();
+    return op.emitError() << describeLoc(loc) << ": " << op.getMessage()
+                          << ": " << known.getSExtValue()
+                          << " (ONNX makes out-of-range indices an error)";
+  }
+  plan::AssertEqOp::create(
+      builder, loc, count->front(), index(0, loc),
+      builder.getStringAttr("the number of " + op.getMessage() +
+                            " must be 0"));
+  return success();
+}
+
 LogicalResult Partitioner::lowerBlock(Block &block) {
+  // A check reads its count back from the device: after everything else
+  // the block launches, so that a plan waits once rather than per check.
+  SmallVector<AssertZeroOp> checks;
   for (Operation &op : block) {
     LogicalResult ok = success();
+    if (auto check = dyn_cast<AssertZeroOp>(op)) {
+      checks.push_back(check);
+      continue;
+    }
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      for (AssertZeroOp check : checks)
+        if (failed(lowerAssertZero(check)))
+          return failure();
+      checks.clear();
+    }
     if (auto c = dyn_cast<ConstantOp>(op)) {
       auto weight =
           plan::WeightOp::create(builder, c.getLoc(), c.getType(), c.getValue());

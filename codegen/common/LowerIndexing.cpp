@@ -10,6 +10,10 @@
 //
 // GatherElements: out[i...] = data[i... with idx[i...] on the axis].
 //
+// CountOutOfRange: the number of indices outside [-n, n) of the dims they
+// index, one reduction over the indices (the check the importer puts
+// beside the index ops; their kernels clamp).
+//
 // Trilu: out[..., i, j] = in[..., i, j] where j - i is on the kept side of
 // k, else 0.
 //
@@ -23,6 +27,8 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace tessel;
@@ -113,6 +119,89 @@ struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
             coords.push_back(d == axis ? indexInto(b, l, args[0], extent)
                                        : linalg::IndexOp::create(b, l, d));
           yield(b, l, tensor::ExtractOp::create(b, l, data, coords));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// CountOutOfRange: one reduction over every index into a scalar count. An
+/// index tuple's entry j (the last loop) meets dim axis + j of the data.
+/// The comparisons are in the indices' own width: an int32 index meets an
+/// extent clamped to INT32_MAX, and none is outside an axis longer than
+/// that (no sign extension in the loop, and 32-bit compares on the GPUs).
+struct LowerCountOutOfRange : OpRewritePattern<CountOutOfRangeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CountOutOfRangeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value indices = op.getIndices();
+    auto indexType = cast<RankedTensorType>(indices.getType());
+    Type element = indexType.getElementType();
+    bool narrow = !element.isInteger(64);
+    int64_t rank = indexType.getRank();
+    int64_t k = op.getTuples() ? indexType.getShape().back() : 1;
+    // Per entry: [-n, n) in the indices' type, and for int32 whether the
+    // axis holds every int32.
+    SmallVector<Value> highs, lows, alls;
+    for (int64_t j = 0; j < k; ++j) {
+      Value n = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(),
+          tensor::DimOp::create(rewriter, loc, op.getData(), op.getAxis() + j));
+      if (narrow) {
+        Value max = arith::ConstantIntOp::create(
+            rewriter, loc, std::numeric_limits<int32_t>::max(), 64);
+        alls.push_back(arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sgt, n, max));
+        n = arith::TruncIOp::create(rewriter, loc, element,
+                                    arith::MinSIOp::create(rewriter, loc, n,
+                                                           max));
+      }
+      highs.push_back(n);
+      lows.push_back(arith::SubIOp::create(
+          rewriter, loc, arith::ConstantOp::create(
+                             rewriter, loc, rewriter.getZeroAttr(element)),
+          n));
+    }
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 64);
+    Value init = linalg::FillOp::create(rewriter, loc, zero,
+                                        emptyResult(rewriter, op))
+                     .getResult(0);
+    Value result = generic(
+        rewriter, loc, indices, init,
+        {AffineMap::getMultiDimIdentityMap(rank, ctx),
+         AffineMap::get(rank, 0, {}, ctx)},
+        iterators(0, rank), [&](OpBuilder &b, Location l, ValueRange a) {
+          // The entry's bounds: entry j of a tuple selects extent j.
+          auto pick = [&](ArrayRef<Value> perEntry) {
+            Value v = perEntry[0];
+            for (int64_t e = 1; e < k; ++e)
+              v = arith::SelectOp::create(
+                  b, l,
+                  arith::CmpIOp::create(
+                      b, l, arith::CmpIPredicate::eq,
+                      linalg::IndexOp::create(b, l, rank - 1),
+                      arith::ConstantIndexOp::create(b, l, e)),
+                  perEntry[e], v);
+            return v;
+          };
+          Value i = a[0];
+          Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              i, pick(lows));
+          Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              i, pick(highs));
+          Value outside = arith::OrIOp::create(b, l, below, above);
+          if (narrow)
+            outside = arith::AndIOp::create(
+                b, l, outside,
+                arith::XOrIOp::create(
+                    b, l, pick(alls),
+                    arith::ConstantIntOp::create(b, l, 1, 1)));
+          yield(b, l,
+                arith::AddIOp::create(
+                    b, l, a[1],
+                    arith::ExtUIOp::create(b, l, b.getI64Type(), outside)));
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -264,6 +353,6 @@ struct LowerSplit : OpRewritePattern<SplitOp> {
 } // namespace
 
 void tessel::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather, LowerGatherElements, LowerTrilu, LowerSlice,
-               LowerSplit>(patterns.getContext());
+  patterns.add<LowerGather, LowerGatherElements, LowerCountOutOfRange,
+               LowerTrilu, LowerSlice, LowerSplit>(patterns.getContext());
 }

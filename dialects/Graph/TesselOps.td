@@ -704,8 +704,9 @@ def Tessel_GatherOp : Tessel_Op<"gather"> {
   let description = [{
     The result has shape data[:axis] + indices + data[axis+1:]. A negative
     index counts from the end of the axis. Indices outside [-n, n) are an
-    error in ONNX; the kernel clamps them into range so that it never reads
-    out of bounds. On small int64 tensors computed from shapes (Shape, then
+    error in ONNX: the importer checks them with `tessel.count_out_of_range`
+    and `tessel.assert_zero`, and the kernel clamps them into range so that
+    it never reads out of bounds. On small int64 tensors computed from shapes (Shape, then
     Gather) partitioning evaluates it on the host.
   }];
   let arguments = (ins AnyRankedTensor:$data,
@@ -725,7 +726,8 @@ def Tessel_GatherElementsOp : Tessel_Op<"gather_elements"> {
     out[i_0, ..., i_r] = data[i_0, ..., indices[i_0, ..., i_r], ..., i_r],
     the index replacing the coordinate on `axis`. On every other axis the
     indices' extent must not exceed the data's. A negative index counts from
-    the end of the axis; indices outside [-n, n) are clamped as Gather's are.
+    the end of the axis; indices outside [-n, n) are checked and clamped as
+    Gather's are.
   }];
   let arguments = (ins AnyRankedTensor:$data,
                    RankedTensorOf<[I32, I64]>:$indices, I64Attr:$axis);
@@ -736,6 +738,55 @@ def Tessel_GatherElementsOp : Tessel_Op<"gather_elements"> {
   let hasVerifier = 1;
 }
 
+def Tessel_CountOutOfRangeOp : Tessel_Op<"count_out_of_range"> {
+  let summary = "How many indices lie outside the dims they index";
+  let description = [{
+    The number of elements of `indices` outside [-n, n), n the extent of
+    the dim of `data` each indexes: dim `axis` for every index (Gather,
+    GatherElements, ScatterElements) or, with `tuples`, dim `axis + j` for
+    entry j of each index tuple along the last dim of `indices`, which is
+    static (GatherND with `axis` its batch_dims, ScatterND with 0). `data`
+    is read for its shape only. ONNX makes an out-of-range index an error,
+    while the kernels clamp (they must never read out of bounds): the
+    importer follows this op with `tessel.assert_zero`. Folds when the
+    indices are constant and the extents they meet static.
+
+    ```mlir
+    %n = tessel.count_out_of_range %data[%idx] {axis = 0 : i64}
+        : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data,
+                   RankedTensorOf<[I32, I64]>:$indices, I64Attr:$axis,
+                   UnitAttr:$tuples);
+  let results = (outs 0DTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessel_AssertZeroOp : Op<Tessel_Dialect, "assert_zero"> {
+  let summary = "A run-time error unless a count is zero";
+  let description = [{
+    The model is invalid when `count` is not 0: `message` says what it
+    counts ("indices outside [-n, n) for n = dim 0 of input 0"), and the
+    error names the node. Partitioning reads the count back after the rest
+    of its block has been launched (one wait at the end, not one per check)
+    and checks it with `plan.assert_eq`; a count known at compile time is
+    checked then. Not pure, and without a shape contract: it has no
+    results. Erased when the count is the constant 0.
+
+    ```mlir
+    tessel.assert_zero %n, "indices outside [-n, n) for n = dim 0 of input 0"
+        : tensor<i64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$count, StrAttr:$message);
+  let assemblyFormat = "$count `,` $message attr-dict `:` type($count)";
+  let hasCanonicalizer = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Control flow

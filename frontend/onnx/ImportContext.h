@@ -158,6 +158,11 @@ windowPads(NodeContext &n, llvm::ArrayRef<int64_t> inSpatial,
            llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
            llvm::ArrayRef<int64_t> dilations);
 
+/// For a node whose op ONNX requires to index in range (Gather,
+/// GatherElements, GatherND, ScatterElements, Scatter, ScatterND): adds the
+/// run-time check that it does (IndexRange.cpp). Does nothing for other ops.
+mlir::LogicalResult checkIndexRange(NodeContext &n);
+
 } // namespace tessel::onnx_import
 
 #endif // TESSEL_FRONTEND_ONNX_IMPORTCONTEXT_H

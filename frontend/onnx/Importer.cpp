@@ -50,6 +50,10 @@ struct Scope {
   /// from, and the op types expanded to reach it (outermost first).
   std::optional<Location> loc;
   SmallVector<std::string, 2> expandedFrom;
+  /// Whether the nodes are a body ONNX or Tessel wrote (not the model's
+  /// graph or one of its functions): their index ops get no range check
+  /// (checkIndexRange), having been checked at the node they expand from.
+  bool written = false;
 };
 
 class Importer {
@@ -81,8 +85,10 @@ private:
                             const Scope &scope);
   LogicalResult importNode(const onnx::NodeProto &node, const Scope &scope);
   /// Imports `n` as the nodes of `body`.
+  /// Imports `body` in place of node `n`; `written` when ONNX or Tessel
+  /// wrote it (Scope::written).
   LogicalResult expand(NodeContext &n, const FunctionBody &body,
-                       const Scope &scope);
+                       const Scope &scope, bool written = false);
   /// ImportContext::importSubgraph.
   LogicalResult importSubgraph(NodeContext &n, const onnx::GraphProto &graph,
                                ArrayRef<GraphValue> args,
@@ -373,6 +379,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
             registry.lookup(domain, node.op_type(), n.opset)) {
       if (failed(checkNarrowInputs(n, domain)))
         return failure();
+      if (!scope.written && failed(checkIndexRange(n)))
+        return failure();
       return entry->handler(n);
     }
 
@@ -432,8 +440,11 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
       return facts;
     };
     if (schemaFunctionBody(node, domain, n.opset, inputTypes, body, why,
-                           constants))
-      return expand(n, body, scope);
+                           constants)) {
+      if (!scope.written && failed(checkIndexRange(n)))
+        return failure();
+      return expand(n, body, scope, /*written=*/true);
+    }
     if (StringRef(why).starts_with(kUnsupportedPrefix))
       return n.unsupported(StringRef(why).drop_front(
           StringRef(kUnsupportedPrefix).size()));
@@ -450,7 +461,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
 }
 
 LogicalResult Importer::expand(NodeContext &n, const FunctionBody &body,
-                               const Scope &scope) {
+                               const Scope &scope, bool written) {
   if (scope.expandedFrom.size() >= kMaxExpansionDepth)
     return n.error("function bodies nest more than " +
                    Twine(kMaxExpansionDepth) + " deep (a recursive function?)");
@@ -463,6 +474,7 @@ LogicalResult Importer::expand(NodeContext &n, const FunctionBody &body,
   for (const onnx::OperatorSetIdProto &o : fn.opset_import())
     inner.opsets[canonicalDomain(o.domain()).str()] = o.version();
   inner.loc = n.loc;
+  inner.written = scope.written || written;
   inner.expandedFrom = scope.expandedFrom;
   inner.expandedFrom.push_back(n.node.op_type());
 

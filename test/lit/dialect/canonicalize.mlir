@@ -312,3 +312,30 @@ func.func @reduce_integer_constants() -> (tensor<2xi64>, tensor<1x3xi64>, tensor
   %m = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = false, acc_type = i64} : (tensor<2x3xi64>) -> tensor<2xi64>
   return %p, %s, %w, %u, %e, %g, %m : tensor<2xi64>, tensor<1x3xi64>, tensor<i8>, tensor<i8>, tensor<i64>, tensor<f32>, tensor<2xi64>
 }
+
+// -----
+
+// count_out_of_range folds where the indices are constant and the dims
+// they meet static (here 2 of 4 outside [-3, 3), and in tuples entry 0
+// against dim 0 (2) and entry 1 against dim 1 (3)); a check of a count of
+// 0 disappears, one of any other count stays (partitioning reports it).
+// CHECK-LABEL: func.func @index_checks
+// CHECK-DAG:     %[[TWO:.+]] = tessel.constant dense<2> : tensor<i64>
+// CHECK-DAG:     %[[ONE:.+]] = tessel.constant dense<1> : tensor<i64>
+// CHECK:         tessel.assert_zero %[[TWO]], "bad" : tensor<i64>
+// CHECK-NOT:     tessel.assert_zero
+// CHECK:         %[[D:.+]] = tessel.count_out_of_range %arg0[%{{.+}}] {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4xi64>) -> tensor<i64>
+// CHECK:         return %[[ONE]], %[[D]]
+func.func @index_checks(%x: tensor<?x3xf32>) -> (tensor<i64>, tensor<i64>) {
+  %i = tessel.constant dense<[-4, -3, 2, 3]> : tensor<4xi64>
+  %n = tessel.count_out_of_range %x[%i] {axis = 1 : i64} : (tensor<?x3xf32>, tensor<4xi64>) -> tensor<i64>
+  tessel.assert_zero %n, "bad" : tensor<i64>
+  %y = tessel.constant dense<2> : tensor<1xi32>
+  %c = tessel.constant dense<[[-3, 2]]> : tensor<1x2xi64>
+  %s = tessel.constant dense<0.0> : tensor<2x3xf32>
+  %z = tessel.count_out_of_range %s[%y] {axis = 1 : i64} : (tensor<2x3xf32>, tensor<1xi32>) -> tensor<i64>
+  tessel.assert_zero %z, "fine" : tensor<i64>
+  %t = tessel.count_out_of_range %s[%c] {axis = 0 : i64, tuples} : (tensor<2x3xf32>, tensor<1x2xi64>) -> tensor<i64>
+  %d = tessel.count_out_of_range %x[%i] {axis = 0 : i64} : (tensor<?x3xf32>, tensor<4xi64>) -> tensor<i64>
+  return %t, %d : tensor<i64>, tensor<i64>
+}

@@ -684,6 +684,30 @@ func.func @gather_elements_indices_exceed(%x: tensor<2x3xf32>, %i: tensor<2x4xi6
 
 // -----
 
+func.func @count_out_of_range_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<i64> {
+  // expected-error @+1 {{'tessel.count_out_of_range' op axis 2 is out of range for rank 2}}
+  %0 = tessel.count_out_of_range %x[%i] {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @count_out_of_range_dynamic_tuples(%x: tensor<2x3xf32>, %i: tensor<2x?xi64>) -> tensor<i64> {
+  // expected-error @+1 {{'tessel.count_out_of_range' op index tuples need a static last dim of at least 1}}
+  %0 = tessel.count_out_of_range %x[%i] {axis = 0 : i64, tuples} : (tensor<2x3xf32>, tensor<2x?xi64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @count_out_of_range_long_tuples(%x: tensor<2x3xf32>, %i: tensor<4x2xi64>) -> tensor<i64> {
+  // expected-error @+1 {{'tessel.count_out_of_range' op tuples of 2 indices from dim 1 do not fit data of rank 2}}
+  %0 = tessel.count_out_of_range %x[%i] {axis = 1 : i64, tuples} : (tensor<2x3xf32>, tensor<4x2xi64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
 func.func @reduce_dynamic_axes_drop_dims(%x: tensor<2x3xf32>, %a: tensor<1xi64>) -> tensor<?xf32> {
   // expected-error @+1 {{'tessel.reduce_sum' op with dynamic_axes must keep the reduced dims}}
   %0 = tessel.reduce_sum %x axes %a {acc_type = f32, axes = array<i64>, keepdims = false} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<?xf32>

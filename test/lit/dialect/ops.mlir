@@ -303,6 +303,19 @@ func.func @shape_and_gather(%x: tensor<?x3x4xf32>, %i: tensor<2xi64>) -> (tensor
 
 // -----
 
+// CHECK-LABEL: func.func @index_checks
+// CHECK:         %[[N:.+]] = tessel.count_out_of_range %{{.+}}[%{{.+}}] {axis = 1 : i64} : (tensor<?x3x4xf32>, tensor<2xi32>) -> tensor<i64>
+// CHECK:         tessel.assert_zero %[[N]], "indices outside [-n, n) for n = dim 1 of input 0" : tensor<i64>
+// CHECK:         tessel.count_out_of_range %{{.+}}[%{{.+}}] {axis = 1 : i64, tuples} : (tensor<?x3x4xf32>, tensor<5x2xi64>) -> tensor<i64>
+func.func @index_checks(%x: tensor<?x3x4xf32>, %i: tensor<2xi32>, %t: tensor<5x2xi64>) -> tensor<i64> {
+  %0 = tessel.count_out_of_range %x[%i] {axis = 1 : i64} : (tensor<?x3x4xf32>, tensor<2xi32>) -> tensor<i64>
+  tessel.assert_zero %0, "indices outside [-n, n) for n = dim 1 of input 0" : tensor<i64>
+  %1 = tessel.count_out_of_range %x[%t] {axis = 1 : i64, tuples} : (tensor<?x3x4xf32>, tensor<5x2xi64>) -> tensor<i64>
+  return %1 : tensor<i64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @if_and_loop
 // CHECK:         %[[R:.+]] = tessel.if %{{.+}} : tensor<i1> -> tensor<?xf32> {
 // CHECK-NEXT:      tessel.yield %{{.+}} : tensor<2xf32>
