@@ -31,6 +31,7 @@
 
 #include "compiler/Partition.h"
 
+#include "dialects/Graph/ShapeElements.h"
 #include "dialects/Graph/TesselDialect.h"
 #include "dialects/Plan/PlanDialect.h"
 
@@ -317,8 +318,8 @@ static bool onlyShapes(Value v, int depth = 0) {
       continue;
     if (isa<ReshapeOp>(user) && use.getOperandNumber() == 1)
       continue; // a Reshape's target shape
-    if (isa<GatherOp, ConcatOp, AddOp, SubOp, MulOp, MaxOp, MinOp, DivOp,
-            ReshapeOp>(user) &&
+    if (isa<GatherOp, SliceOp, ConcatOp, AddOp, SubOp, MulOp, MaxOp, MinOp,
+            DivOp, ReshapeOp, SqueezeOp, UnsqueezeOp, CastOp>(user) &&
         user->getNumResults() == 1 && isHostType(user->getResult(0).getType()) &&
         onlyShapes(user->getResult(0), depth + 1))
       continue;
@@ -339,115 +340,22 @@ bool Partitioner::evaluateOnHost(Operation *op) {
         return values.lookupOrNull(v) != nullptr;
       }))
     return false;
-  Value result = op->getResult(0);
-  auto resultType = cast<RankedTensorType>(result.getType());
-  Location loc = op->getLoc();
-  SmallVector<Value> elements;
-  if (auto shape = dyn_cast<ShapeOp>(op)) {
-    Value input = values.lookupOrNull(shape.getInput());
-    if (!input)
-      return false; // the shape of a host value folds in the graph
-    ArrayRef<Value> extents = dimsOf(input);
-    elements.assign(extents.begin() + shape.getStart(),
-                    extents.begin() + shape.getEnd());
-  } else if (auto size = dyn_cast<SizeOp>(op)) {
-    Value input = values.lookupOrNull(size.getInput());
-    if (!input)
-      return false; // the size of a host value folds in the graph
-    Value count = index(1, loc);
-    for (Value extent : dimsOf(input))
-      count = builder.createOrFold<arith::MulIOp>(loc, count, extent);
-    elements.push_back(count);
-  } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-    // Unsqueeze, Squeeze, Flatten, Reshape: the same elements.
-    std::optional<SmallVector<Value>> in = hostElements(reshape.getInput());
-    if (!in || reshape.getShape())
-      return false;
-    elements = *in;
-  } else if (auto gather = dyn_cast<GatherOp>(op)) {
-    // Picking elements of a 1-D host value at constant indices.
-    std::optional<SmallVector<Value>> data = hostElements(gather.getData());
-    auto indices = gather.getIndices().getDefiningOp<ConstantOp>();
-    if (!data || !indices ||
-        cast<RankedTensorType>(gather.getData().getType()).getRank() != 1)
-      return false;
-    auto dense = dyn_cast<DenseElementsAttr>(indices.getValue());
-    if (!dense)
-      return false;
-    int64_t n = data->size();
-    for (const APInt &i : dense.getValues<APInt>()) {
-      int64_t k = i.getSExtValue();
-      if (k < -n || k >= n)
-        return false; // the kernel's clamping applies
-      elements.push_back((*data)[k < 0 ? k + n : k]);
-    }
-  } else if (auto concat = dyn_cast<ConcatOp>(op)) {
-    if (resultType.getRank() != 1)
-      return false;
-    for (Value input : concat.getInputs()) {
-      std::optional<SmallVector<Value>> e = hostElements(input);
-      if (!e)
-        return false;
-      llvm::append_range(elements, *e);
-    }
-  } else if (auto div = dyn_cast<DivOp>(op)) {
-    // ONNX's integer Div truncates; the shape program floors. trunc =
-    // floor + 1 where the signs differ and the division is inexact, built
-    // from the program's Lt, Min and Max.
-    std::optional<SmallVector<Value>> a = hostElements(div.getLhs());
-    std::optional<SmallVector<Value>> b = hostElements(div.getRhs());
-    int64_t n = resultType.getNumElements();
-    if (!a || !b || div.getIsUnsigned() ||
-        (int64_t(a->size()) != n && a->size() != 1) ||
-        (int64_t(b->size()) != n && b->size() != 1))
-      return false;
-    auto lt0 = [&](Value v) {
-      Value c = builder.createOrFold<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::slt, v, index(0, loc));
-      return builder.createOrFold<arith::IndexCastUIOp>(
-          loc, builder.getIndexType(), c);
-    };
-    for (int64_t i = 0; i < n; ++i) {
-      Value x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
-      Value q = builder.createOrFold<arith::FloorDivSIOp>(loc, x, y);
-      Value r = builder.createOrFold<arith::SubIOp>(
-          loc, x, builder.createOrFold<arith::MulIOp>(loc, q, y));
-      Value absR = builder.createOrFold<arith::MaxSIOp>(
-          loc, r, builder.createOrFold<arith::SubIOp>(loc, index(0, loc), r));
-      Value inexact =
-          builder.createOrFold<arith::MinSIOp>(loc, absR, index(1, loc));
-      Value nx = lt0(x), ny = lt0(y);
-      Value differ = builder.createOrFold<arith::SubIOp>(
-          loc, builder.createOrFold<arith::AddIOp>(loc, nx, ny),
-          builder.createOrFold<arith::MulIOp>(
-              loc, index(2, loc),
-              builder.createOrFold<arith::MulIOp>(loc, nx, ny)));
-      elements.push_back(builder.createOrFold<arith::AddIOp>(
-          loc, q, builder.createOrFold<arith::MulIOp>(loc, differ, inexact)));
-    }
-  } else if (isa<AddOp, SubOp, MulOp, MaxOp, MinOp>(op)) {
-    // Elementwise on equal shapes or with a one-element operand.
-    std::optional<SmallVector<Value>> a = hostElements(op->getOperand(0));
-    std::optional<SmallVector<Value>> b = hostElements(op->getOperand(1));
-    if (!a || !b)
-      return false;
-    int64_t n = resultType.getNumElements();
-    if ((int64_t(a->size()) != n && a->size() != 1) ||
-        (int64_t(b->size()) != n && b->size() != 1))
-      return false;
-    for (int64_t i = 0; i < n; ++i) {
-      Value x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
-      elements.push_back(
-          isa<AddOp>(op)   ? builder.createOrFold<arith::AddIOp>(loc, x, y)
-          : isa<SubOp>(op) ? builder.createOrFold<arith::SubIOp>(loc, x, y)
-          : isa<MaxOp>(op) ? builder.createOrFold<arith::MaxSIOp>(loc, x, y)
-          : isa<MinOp>(op) ? builder.createOrFold<arith::MinSIOp>(loc, x, y)
-                           : builder.createOrFold<arith::MulIOp>(loc, x, y));
-    }
-  } else {
+  ShapeElementSource source;
+  auto elementsOf = [&](Value v) { return hostElements(v); };
+  auto dimsOfTensor = [&](Value v) -> std::optional<SmallVector<Value>> {
+    Value tensor = values.lookupOrNull(v);
+    if (!tensor)
+      return std::nullopt; // the shape of a host value folds in the graph
+    return SmallVector<Value>(dimsOf(tensor));
+  };
+  source.elements = elementsOf;
+  source.dims = dimsOfTensor;
+  source.floorDivisionOnly = true; // the shape program floors
+  std::optional<SmallVector<Value>> elements =
+      evaluateShapeElements(builder, op, source);
+  if (!elements)
     return false;
-  }
-  hostValues[result] = std::move(elements);
+  hostValues[op->getResult(0)] = std::move(*elements);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include "frontend/onnx/SymbolicShapes.h"
 
 #include "dialects/Graph/ShapeContract.h"
+#include "dialects/Graph/ShapeElements.h"
 #include "dialects/Graph/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -326,7 +327,6 @@ std::optional<SmallVector<Value>> SymbolicShapes::elementValues(Value v,
 
 std::optional<SmallVector<Value>>
 SymbolicShapes::computeElements(Value v, int depth) {
-  int64_t count = cast<RankedTensorType>(v.getType()).getNumElements();
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
@@ -339,110 +339,11 @@ SymbolicShapes::computeElements(Value v, int depth) {
   auto operandElements = [&](Value operand) {
     return elementValues(operand, depth + 1);
   };
-  if (auto shape = dyn_cast<ShapeOp>(def)) {
-    ArrayRef<Value> in = dimValues(shape.getInput());
-    return SmallVector<Value>(
-        in.slice(shape.getStart(), shape.getEnd() - shape.getStart()));
-  }
-  if (auto size = dyn_cast<SizeOp>(def)) {
-    Value p = constant(1);
-    for (Value d : dimValues(size.getInput()))
-      p = b.createOrFold<arith::MulIOp>(loc, p, d);
-    return SmallVector<Value>{p};
-  }
-  if (auto concat = dyn_cast<ConcatOp>(def)) {
-    SmallVector<Value> out;
-    for (Value part : concat.getInputs()) {
-      std::optional<SmallVector<Value>> e = operandElements(part);
-      if (!e)
-        return std::nullopt;
-      llvm::append_range(out, *e);
-    }
-    return out;
-  }
-  if (auto reshape = dyn_cast<ReshapeOp>(def)) {
-    std::optional<SmallVector<Value>> e = operandElements(reshape.getInput());
-    if (e && int64_t(e->size()) == count)
-      return e;
-    return std::nullopt;
-  }
-  if (auto cast_ = dyn_cast<CastOp>(def)) // int64 to int64
-    return operandElements(cast_.getInput());
-  if (auto gather = dyn_cast<GatherOp>(def)) {
-    std::optional<SmallVector<Value>> data = operandElements(gather.getData());
-    std::optional<SmallVector<int64_t>> indices =
-        constantIntValues(gather.getIndices());
-    if (!data || !indices)
-      return std::nullopt;
-    SmallVector<Value> out;
-    int64_t n = data->size();
-    for (int64_t k : *indices) {
-      if (k < -n || k >= n)
-        return std::nullopt;
-      out.push_back((*data)[k < 0 ? k + n : k]);
-    }
-    return out;
-  }
-  if (auto slice = dyn_cast<SliceOp>(def)) {
-    std::optional<SmallVector<Value>> data = operandElements(slice.getInput());
-    std::optional<SmallVector<int64_t>> starts =
-                                            constantIntValues(slice.getStarts()),
-                                        ends = constantIntValues(slice.getEnds());
-    if (!data || !starts || !ends || starts->size() != 1 || ends->size() != 1)
-      return std::nullopt;
-    int64_t step = slice.getSteps()[0];
-    auto [first, n] = sliceRange(data->size(), (*starts)[0], (*ends)[0], step);
-    if (n != count)
-      return std::nullopt;
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < n; ++i)
-      out.push_back((*data)[first + i * step]);
-    return out;
-  }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
-    if (isa<DivOp>(def) && cast<DivOp>(def).getIsUnsigned())
-      return std::nullopt;
-    std::optional<SmallVector<Value>> x = operandElements(def->getOperand(0)),
-                                      y = operandElements(def->getOperand(1));
-    if (!x || !y)
-      return std::nullopt;
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < count; ++i) {
-      if ((x->size() != 1 && int64_t(x->size()) != count) ||
-          (y->size() != 1 && int64_t(y->size()) != count))
-        return std::nullopt;
-      Value l = (*x)[x->size() == 1 ? 0 : i], r = (*y)[y->size() == 1 ? 0 : i];
-      APInt lc, rc;
-      bool constants = matchPattern(l, m_ConstantInt(&lc)) &&
-                       matchPattern(r, m_ConstantInt(&rc));
-      if (isa<AddOp>(def) || isa<SubOp>(def) || isa<MulOp>(def)) {
-        // Constants are computed here, checked: index arithmetic would wrap.
-        if (constants) {
-          int64_t a = lc.getSExtValue(), c = rc.getSExtValue(), res;
-          bool overflow = isa<AddOp>(def)   ? __builtin_add_overflow(a, c, &res)
-                          : isa<SubOp>(def) ? __builtin_sub_overflow(a, c, &res)
-                                            : __builtin_mul_overflow(a, c, &res);
-          out.push_back(overflow ? fresh() : constant(res));
-        } else if (isa<MulOp>(def)) {
-          out.push_back(b.createOrFold<arith::MulIOp>(loc, l, r));
-        } else {
-          out.push_back(isa<AddOp>(def)
-                            ? b.createOrFold<arith::AddIOp>(loc, l, r)
-                            : b.createOrFold<arith::SubIOp>(loc, l, r));
-        }
-        continue;
-      }
-      // Div truncates toward zero: a constant of constants, else the exact
-      // quotient of products when there is one (which any rounding gives).
-      if (constants) {
-        int64_t a = lc.getSExtValue(), c = rc.getSExtValue();
-        out.push_back(c == 0 || (a == INT64_MIN && c == -1) ? fresh()
-                                                            : constant(a / c));
-        continue;
-      }
-      out.push_back(b.createOrFold<arith::DivSIOp>(loc, l, r));
-    }
-    return out;
-  }
-  return std::nullopt;
+  auto operandDims = [&](Value operand) -> std::optional<SmallVector<Value>> {
+    return SmallVector<Value>(dimValues(operand));
+  };
+  ShapeElementSource source;
+  source.elements = operandElements;
+  source.dims = operandDims;
+  return evaluateShapeElements(b, def, source);
 }
