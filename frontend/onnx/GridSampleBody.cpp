@@ -1,8 +1,9 @@
-//===- GridSampleBody.cpp - GridSample as an ONNX body ---------------------===//
+//===- GridSampleBody.cpp - GridSample and AffineGrid as ONNX bodies -------===//
 //
-// GridSample (16-22) written as a body of supported ops from ONNX's
-// reference implementation (ONNX 1.22). See BodyBuilders.h; the cubic
-// kernel is Resize's (keysNear, keysFar in ResamplingBodies.cpp).
+// GridSample (16-22) and AffineGrid (20), the two halves of a spatial
+// transformer, written as bodies of supported ops from ONNX's reference
+// implementation (ONNX 1.22). See BodyBuilders.h; the cubic kernel is
+// Resize's (keysNear, keysFar in ResamplingBodies.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -330,8 +331,101 @@ bool buildGridSample(const Call &c, onnx::FunctionBuilder &b,
   return GridSampleBody(c, b).build(error);
 }
 
+// AffineGrid (20): the grid GridSample reads for an affine transform of a
+// batch of images: for output position (d,) h, w of image n, theta[n] times
+// the normalized coordinates (x_w, y_h(, z_d), 1), x along the last spatial
+// dim. Position i of a spatial dim of extent L lies at (2 i + 1) / L - 1,
+// or with align_corners at 2 i / (L - 1) - 1 (-1 when L is 1), as the
+// reference's linspace gives. The coordinates are computed in theta's type
+// and the transform is one batched MatMul of the [P, k + 1] base grid (P
+// positions) with theta transposed.
+bool buildAffineGrid(const Call &c, onnx::FunctionBuilder &b,
+                     std::string &error) {
+  int64_t rank;
+  if (!knownRank(c, 0, rank, error))
+    return false;
+  int64_t rows = rank == 3 ? c.extent(0, 1) : -1;
+  int64_t cols = rank == 3 ? c.extent(0, 2) : -1;
+  if (!((rows == 2 && cols == 3) || (rows == 3 && cols == 4))) {
+    error = "theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D), with static "
+            "trailing dims";
+    return false;
+  }
+  if (c.rank(1) != 1 || c.extent(1, 0) != rows + 2) {
+    error = "size must be [N, C, H, W] for a 2-D theta and [N, C, D, H, W] "
+            "for a 3-D one";
+    return false;
+  }
+  int64_t spatial = rows;
+  bool aligned = c.attr.i("align_corners", 0) != 0;
+  b.Const("Zero", int64_t(0))
+      .Const("One", int64_t(1))
+      .Const("Zero1", std::vector<int64_t>{0})
+      .Const("One1", std::vector<int64_t>{1})
+      .Const("Spatial", std::vector<int64_t>{spatial})
+      .Const("OneD", 1.0)
+      .Const("TwoD", 2.0);
+  text(b, R"(
+    OneT = CastLike (OneD, theta)
+    TwoT = CastLike (TwoD, theta)
+    Batch = Slice (size, Zero1, One1)
+  )");
+  // Per spatial dim k: its extent Lk (and Lk1, as [1]) and the coordinate
+  // Ck of each of its positions.
+  std::string extents;
+  for (int64_t d = 0; d < spatial; ++d) {
+    std::string k = std::to_string(d);
+    b.Const("At" + k, std::vector<int64_t>{2 + d})
+        .Const("Next" + k, std::vector<int64_t>{3 + d});
+    text(b, "L" + k + "1 = Slice (size, At" + k + ", Next" + k + ")\n" +
+                "L" + k + " = Squeeze (L" + k + "1)\n" +
+                "I" + k + " = Range (Zero, L" + k + ", One)\n" +
+                "F" + k + " = CastLike (I" + k + ", theta)\n" +
+                "LF" + k + " = CastLike (L" + k + ", theta)\n" +
+                "Twice" + k + " = Mul (F" + k + ", TwoT)");
+    if (aligned)
+      text(b, "Den" + k + "0 = Sub (LF" + k + ", OneT)\n" +
+                  "Den" + k + " = Max (Den" + k + "0, OneT)\n" +
+                  "Q" + k + " = Div (Twice" + k + ", Den" + k + ")\n" +
+                  "C" + k + " = Sub (Q" + k + ", OneT)");
+    else
+      text(b, "Odd" + k + " = Add (Twice" + k + ", OneT)\n" +
+                  "Q" + k + " = Div (Odd" + k + ", LF" + k + ")\n" +
+                  "C" + k + " = Sub (Q" + k + ", OneT)");
+    extents += (d ? ", L" : "L") + k + "1";
+  }
+  text(b, "Extents = Concat <axis = 0> (" + extents + ")\n" +
+              "Full = Concat <axis = 0> (Extents, One1)");
+  // Component j of the base vector varies along spatial dim spatial - 1 - j.
+  std::string parts;
+  for (int64_t j = 0; j < spatial; ++j) {
+    int64_t d = spatial - 1 - j;
+    std::vector<int64_t> shape(spatial + 1, 1);
+    shape[d] = -1;
+    std::string k = std::to_string(d);
+    b.Const("Shape" + k, shape);
+    text(b, "R" + k + " = Reshape (C" + k + ", Shape" + k + ")\n" +
+                "E" + k + " = Expand (R" + k + ", Full)");
+    parts += "E" + k + ", ";
+  }
+  text(b, "Ones = Expand (OneT, Full)\n"
+          "Base = Concat <axis = -1> (" + parts + "Ones)");
+  b.Const("Rows", std::vector<int64_t>{-1, spatial + 1});
+  text(b, R"(
+    Flat = Reshape (Base, Rows)
+    ThetaT = Transpose <perm = [0, 2, 1]> (theta)
+    Points = MatMul (Flat, ThetaT)
+    OutShape = Concat <axis = 0> (Batch, Extents, Spatial)
+    grid = Reshape (Points, OutShape)
+  )");
+  return true;
+}
+
 } // namespace
 
 void bodies::addGridSampleBody(std::vector<NewerOp> &ops) {
   ops.push_back({"GridSample", 16, 0, {"X", "grid"}, {"Y"}, buildGridSample});
+  ops.push_back({"AffineGrid", 20, 0, {"theta", "size"}, {"grid"},
+                 buildAffineGrid});
 }
+

@@ -15,7 +15,8 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: Col2Im (against a loop adding patches) and Det (numpy.linalg);
+Families: AffineGrid (against PyTorch's coordinates); Col2Im (against a loop
+adding patches) and Det (numpy.linalg);
 NonZero, Unique, Compress and ReverseSequence against numpy; DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
 as input or constant) against numpy's FFT; Einsum-12 (contractions, diagonals, ellipsis broadcasting,
 implicit outputs) against numpy.einsum; RNN/GRU/LSTM-14 (directions, layouts, sequence_lens, initial
@@ -1048,6 +1049,32 @@ def col2im_case(rng, i):
     return [node], inputs, [], {prefix + "y": ref}, desc
 
 
+def affine_grid_case(rng, i):
+    """AffineGrid-20: 2-D and 3-D, align_corners or not, batches of 1 to 3,
+    spatial extents 1 to 7 (1 included, where the aligned spacing divides
+    by zero), the size as a graph input; against the coordinates PyTorch's
+    affine_grid (and ONNX's reference) lays out, transformed in float64."""
+    prefix = "affinegrid%d_" % i
+    k = int(rng.integers(2, 4))
+    n, c = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    spatial = [int(rng.integers(1, 8)) for _ in range(k)]
+    align = int(rng.integers(0, 2))
+    theta = rng.standard_normal((n, k, k + 1)).astype(np.float32)
+    coords = []
+    for extent in spatial:
+        pos = np.arange(extent, dtype=np.float64)
+        coords.append(2 * pos / max(extent - 1, 1) - 1 if align else (2 * pos + 1) / extent - 1)
+    mesh = np.meshgrid(*coords, indexing="ij")
+    base = np.stack(mesh[::-1] + [np.ones(spatial)], axis=-1)  # x along the last dim
+    ref = np.einsum("...j,nij->n...i", base, theta.astype(np.float64))
+    node = helper.make_node("AffineGrid", [prefix + "theta", prefix + "size"],
+                            [prefix + "grid"], name=prefix[:-1], align_corners=align)
+    inputs = {prefix + "theta": theta, prefix + "size": np.array([n, c] + spatial, np.int64)}
+    desc = "AffineGrid theta=%s size=%s align_corners=%d" % (list(theta.shape),
+                                                              [n, c] + spatial, align)
+    return [node], inputs, [], {prefix + "grid": ref}, desc
+
+
 def nms_ref(boxes, scores, max_out, iou_thr, score_thr, center):
     """NonMaxSuppression by its specification: per batch and class, greedy
     in score order (ties: lower index first)."""
@@ -1204,14 +1231,16 @@ FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
             "gathernd": gathernd_case, "recurrent": recurrent_case,
             "einsum": einsum_case, "dft": dft_case, "select": select_case,
-            "col2im": col2im_case, "detection": detection_case}
+            "col2im": col2im_case, "detection": detection_case,
+            "affinegrid": affine_grid_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
-OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22, "detection": 16}
+OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22, "detection": 16,
+         "affinegrid": 20}
 # Each family's generator is seeded by its fixed index here, so that adding
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
               "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12, "col2im": 13,
-              "detection": 14}
+              "detection": 14, "affinegrid": 15}
 
 
 # ---------------------------------------------------------------------------
