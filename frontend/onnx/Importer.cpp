@@ -84,7 +84,6 @@ private:
   LogicalResult importNodes(ArrayRef<const onnx::NodeProto *> nodes,
                             const Scope &scope);
   LogicalResult importNode(const onnx::NodeProto &node, const Scope &scope);
-  /// Imports `n` as the nodes of `body`.
   /// Imports `body` in place of node `n`; `written` when ONNX or Tessel
   /// wrote it (Scope::written).
   LogicalResult expand(NodeContext &n, const FunctionBody &body,

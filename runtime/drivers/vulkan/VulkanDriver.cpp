@@ -28,7 +28,7 @@
 // otherwise). Kernels index with 32 bits: a size or an element count of
 // 2^31 or more is RESOURCE_EXHAUSTED. The rank and dtype of each argument
 // are the kernel's signature (Kernel::params; the loader checked every
-// launch against it); a kernel never launched gets no pipeline. The grid is
+// launch against it), so every kernel's pipeline is made at load. The grid is
 // gpuGrid()'s (vkCmdDispatch with the workgroup counts), within the
 // device's maxComputeWorkGroupCount; shared memory is static in the SPIR-V
 // (the config's sharedMemoryBytes must be 0). The target is compiled for
@@ -110,13 +110,6 @@ public:
       return invalidArtifact("cannot load the vulkan kernels: " + error);
     configs = binary->launchConfigs;
     kernels = artifact.kernels;
-    launched.assign(kernels.size(), false);
-    for (const format::Launch &l : artifact.plan) {
-      if (l.kernel >= kernels.size())
-        return invalidArtifact("a launch names kernel " + str(l.kernel) +
-                               ", but there are " + str(kernels.size()));
-      launched[l.kernel] = true;
-    }
     objects.resize(kernels.size());
     for (size_t k = 0; k < kernels.size(); ++k) {
       const format::Kernel &kernel = kernels[k];
@@ -129,8 +122,7 @@ public:
                                kernel.symbol + "' (ONNX node '" +
                                kernel.onnxNode + "', " + kernel.onnxOp + ")");
       TESSEL_RETURN_IF_ERROR(checkKernel(k, *module));
-      if (launched[k])
-        TESSEL_RETURN_IF_ERROR(createObjects(k, *module));
+      TESSEL_RETURN_IF_ERROR(createObjects(k, *module));
     }
     return Status::ok();
   }
@@ -260,24 +252,22 @@ private:
                          str(invocations) + " invocations, more than " +
                          ctx->name + "'s maxComputeWorkGroupInvocations (" +
                          str(limits.maxComputeWorkGroupInvocations) + ")");
-    if (launched[k]) {
-      uint64_t buffers = kernels[k].params.size() + 1;
-      struct {
-        const char *name;
-        uint32_t value;
-      } caps[] = {{"maxPerStageDescriptorStorageBuffers",
-                   limits.maxPerStageDescriptorStorageBuffers},
-                  {"maxDescriptorSetStorageBuffers",
-                   limits.maxDescriptorSetStorageBuffers},
-                  {"maxPerStageResources", limits.maxPerStageResources}};
-      for (const auto &cap : caps)
-        if (buffers > cap.value)
-          return unavailable(what + " has " + str(kernels[k].params.size()) +
-                             " arguments, so it needs " + str(buffers) +
-                             " storage buffers with the shape buffer, but " +
-                             ctx->name + "'s " + cap.name + " is " +
-                             str(cap.value));
-    }
+    uint64_t buffers = kernels[k].params.size() + 1;
+    struct {
+      const char *name;
+      uint32_t value;
+    } caps[] = {{"maxPerStageDescriptorStorageBuffers",
+                 limits.maxPerStageDescriptorStorageBuffers},
+                {"maxDescriptorSetStorageBuffers",
+                 limits.maxDescriptorSetStorageBuffers},
+                {"maxPerStageResources", limits.maxPerStageResources}};
+    for (const auto &cap : caps)
+      if (buffers > cap.value)
+        return unavailable(what + " has " + str(kernels[k].params.size()) +
+                           " arguments, so it needs " + str(buffers) +
+                           " storage buffers with the shape buffer, but " +
+                           ctx->name + "'s " + cap.name + " is " +
+                           str(cap.value));
     SpirvFacts facts;
     std::string error;
     if (!scanSpirv(module.words, module.entryPoint, facts, error))
@@ -364,7 +354,6 @@ private:
 
   std::shared_ptr<Context> ctx;
   std::vector<format::Kernel> kernels;
-  std::vector<bool> launched; ///< by kernel: whether the plan launches it
   std::vector<format::LaunchConfig> configs; ///< of the loaded binary
   std::vector<KernelObjects> objects;
 };
