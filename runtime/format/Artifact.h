@@ -155,7 +155,7 @@ struct Kernel {
   /// function's arguments: every launch of the kernel passes exactly these,
   /// which validate() checks, so a driver never builds a descriptor of
   /// another rank or element type than the code reads.
-  std::vector<KernelParam> params;
+  std::vector<KernelParam> params = {};
 };
 
 /// One argument of a launch: a view of a buffer with the shape the kernel

@@ -14,26 +14,27 @@ namespace tessel::format {
 
 DType storageDType(DType t) {
   switch (t) {
-  case DType::U8:
-  case DType::F8E4M3FN:
-  case DType::F8E4M3FNUZ:
-  case DType::F8E5M2:
-  case DType::F8E5M2FNUZ:
-  case DType::U4:
-  case DType::I4:
-  case DType::F4E2M1:
-  case DType::F8E8M0:
-  case DType::U2:
-  case DType::I2:
+  case DType::F32:
+  case DType::F64:
+  case DType::F16:
+  case DType::BF16:
+  case DType::Bool:
+    return t;
+  default:
+    break;
+  }
+  // Every other dtype is an integer or a narrow format: by its width.
+  switch (dtypeSize(t)) {
+  case 1:
     return DType::I8;
-  case DType::U16:
+  case 2:
     return DType::I16;
-  case DType::U32:
+  case 4:
     return DType::I32;
-  case DType::U64:
+  case 8:
     return DType::I64;
   default:
-    return t;
+    return t; // unknown
   }
 }
 
