@@ -318,15 +318,16 @@ class Result:
         self.name, self.ok, self.reason = name, ok, reason
 
 
-def gpu_sample(selected, share):
+def gpu_sample(selected, share, always=()):
     """The names of the selected tests whose GPU code is checked offline:
-    one in `share` by a hash of the name, then the first test (in order) of
-    every op type those do not reach, so that every op's GPU code is still
-    checked in every run. The offline compile costs more than the CPU run
-    itself; a third of the folders keeps the coverage at well under half
-    the time."""
+    those in `always` (the expected failures, some of which fail only
+    there), one in `share` by a hash of the name, then the first test (in
+    order) of every op type those do not reach, so that every op's GPU code
+    is still checked in every run. The offline compile costs more than the
+    CPU run itself; a third of the folders keeps the coverage at well under
+    half the time."""
     chosen = {d for d, _ in selected
-              if (zlib.crc32(d.encode("utf-8")) // 2) % max(1, share) == 0}
+              if d in always or (zlib.crc32(d.encode("utf-8")) // 2) % max(1, share) == 0}
     covered = set()
     for d, info in selected:
         if d in chosen:
@@ -587,10 +588,10 @@ def main(argv=None):
                          "and one ROCm target per test, chosen by a hash of its name, so "
                          "that each target is checked on about half the tests)")
     ap.add_argument("--gpu-offline-share", type=int, default=3, metavar="N",
-                    help="check the GPU code of one test in N, chosen by a hash of its name, "
-                         "and of the first test of each op type those miss (default 3: the "
-                         "offline GPU compile costs more than the CPU run itself); 1 checks "
-                         "every test")
+                    help="check the GPU code of the expected failures, of one test in N "
+                         "chosen by a hash of its name, and of the first test of each op type "
+                         "those miss (default 3: the offline GPU compile costs more than the "
+                         "CPU run itself); 1 checks every test")
     ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
                     help="pass ARG to tessel-compile as well (repeatable), e.g. "
                          "--compile-arg=--cpu-gpu-tiles to run the CPU with a GPU's tiles")
@@ -697,7 +698,8 @@ def main(argv=None):
         temp_work = True
 
     gpu_checked = (set() if args.no_gpu_offline else
-                   gpu_sample(selected, 1 if args.every_gpu_target else args.gpu_offline_share))
+                   gpu_sample(selected, 1 if args.every_gpu_target else args.gpu_offline_share,
+                              xfail))
 
     def job(item):
         d, info = item
@@ -756,9 +758,9 @@ def main(argv=None):
                 "cuda:%s with rocm:%s" % pair for pair in zip(gpu_offline_check.CUDA_TARGETS,
                                                               gpu_offline_check.ROCM_TARGETS))
         which = ("every selected test is" if len(gpu_checked) == len(selected) else
-                 "%d of the %d selected tests (one in %d by a hash of its name, and the first "
-                 "of each op type those miss) are" % (len(gpu_checked), len(selected),
-                                                      args.gpu_offline_share))
+                 "%d of the %d selected tests (the expected failures, one in %d by a hash of "
+                 "its name, and the first of each op type those miss) are"
+                 % (len(gpu_checked), len(selected), args.gpu_offline_share))
         print("GPU code: %s also compiled for %s; %s" % (which, targets, ptxas))
     print("selected %d of %d folders%s" % (len(selected), total, filt))
     device = (args.device or "cpu").split(":")[0]
