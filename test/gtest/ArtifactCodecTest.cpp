@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactBytes.h"
 #include "TestArtifacts.h"
 #include "format/Crc32.h"
 #include "format/Layout.h"
@@ -19,50 +20,12 @@
 
 using namespace tessel;
 using namespace tessel::format;
+using namespace tessel::test::bytes;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 namespace {
 
-uint32_t rd32(const std::vector<uint8_t> &f, size_t at) {
-  uint32_t v;
-  std::memcpy(&v, &f[at], 4);
-  return v;
-}
-uint64_t rd64(const std::vector<uint8_t> &f, size_t at) {
-  uint64_t v;
-  std::memcpy(&v, &f[at], 8);
-  return v;
-}
-void wr32(std::vector<uint8_t> &f, size_t at, uint32_t v) {
-  std::memcpy(&f[at], &v, 4);
-}
-void wr64(std::vector<uint8_t> &f, size_t at, uint64_t v) {
-  std::memcpy(&f[at], &v, 8);
-}
-
-/// Byte offset of section table entry `i`.
-size_t entry(const std::vector<uint8_t> &f, size_t i) {
-  return static_cast<size_t>(rd64(f, 24)) + i * 64;
-}
-
-/// Recomputes the CRC of section `i` (after moving or resizing it).
-void fixSectionCrc(std::vector<uint8_t> &f, size_t i) {
-  size_t e = entry(f, i);
-  wr32(f, e + 24, crc32(&f[rd64(f, e + 8)], rd64(f, e + 16)));
-}
-
-void fixTableCrc(std::vector<uint8_t> &f) {
-  size_t table = static_cast<size_t>(rd64(f, 24));
-  wr32(f, 40, crc32(&f[table], rd32(f, 32) * 64));
-}
-
-std::string decodeError(const std::vector<uint8_t> &f) {
-  Artifact a;
-  std::string error;
-  EXPECT_FALSE(deserialize(f.data(), f.size(), a, error));
-  return error;
-}
 
 /// A small artifact with fake binaries (the codec does not look inside).
 Artifact small() {
@@ -339,36 +302,6 @@ TEST(ArtifactCodec, RejectsAnInvalidAllowZeroFlag) {
   EXPECT_EQ(error, "manifest: invalid allowZero flag 2 in shape op 1");
 }
 
-/// One field of a manifest: its tag and payload.
-struct Field {
-  uint32_t tag;
-  std::vector<uint8_t> payload;
-};
-
-std::vector<Field> splitFields(const std::vector<uint8_t> &m) {
-  std::vector<Field> fields;
-  for (size_t at = 0; at < m.size();) {
-    Field f;
-    f.tag = rd32(m, at);
-    uint64_t length = rd64(m, at + 4);
-    f.payload.assign(m.begin() + at + 12, m.begin() + at + 12 + length);
-    fields.push_back(f);
-    at += 12 + length;
-  }
-  return fields;
-}
-
-std::vector<uint8_t> joinFields(const std::vector<Field> &fields) {
-  std::vector<uint8_t> m;
-  for (const Field &f : fields) {
-    size_t at = m.size();
-    m.resize(at + 12);
-    wr32(m, at, f.tag);
-    wr64(m, at + 4, f.payload.size());
-    m.insert(m.end(), f.payload.begin(), f.payload.end());
-  }
-  return m;
-}
 
 std::vector<Field> sampleFields() {
   std::vector<uint8_t> m;
@@ -376,12 +309,6 @@ std::vector<Field> sampleFields() {
   return splitFields(m);
 }
 
-std::string manifestError(const std::vector<uint8_t> &m) {
-  Artifact a;
-  std::string error;
-  EXPECT_FALSE(decodeManifest(m.data(), m.size(), a, error));
-  return error;
-}
 
 TEST(ManifestFields, AreWrittenInTagOrderWithTheRequiredBit) {
   std::vector<uint32_t> tags;
@@ -560,22 +487,6 @@ TEST(ManifestFields, TruncatedFieldsAreRejected) {
                          " has 18446744073709551615 bytes"));
 }
 
-/// `f` with its manifest replaced by `m`, which must fit before the next
-/// section, and every CRC fixed.
-std::vector<uint8_t> withManifest(std::vector<uint8_t> f,
-                                  const std::vector<uint8_t> &m) {
-  size_t e = entry(f, 0);
-  size_t begin = rd64(f, e + 8), end = begin + rd64(f, e + 16);
-  size_t limit = (end + 4095) / 4096 * 4096;
-  EXPECT_LE(begin + m.size(), limit);
-  std::memset(&f[begin], 0, limit - begin);
-  std::memcpy(&f[begin], m.data(), m.size());
-  wr64(f, e + 16, m.size());
-  wr32(f, 36, crc32(m.data(), m.size()));
-  fixSectionCrc(f, 0);
-  fixTableCrc(f);
-  return f;
-}
 
 TEST(ArtifactCodec, AcceptsNewerMinorVersionWithAddedFields) {
   Artifact in = small();
@@ -757,306 +668,6 @@ TEST(ArtifactCodec, DTypesAndShapes) {
 //===----------------------------------------------------------------------===//
 // Launch configs (format 3.3, manifest field 13)
 //===----------------------------------------------------------------------===//
-
-/// addModel with a CPU, a CUDA and a ROCm binary (fake bytes) whose
-/// configs use every field.
-Artifact withLaunchConfigs() {
-  Artifact a = test::addModel({false, false, false, false});
-  a.plan[0].workSize = {{-1, "batch"}, {3, ""}, {1, ""}};
-  a.plan[1].workSize = a.plan[0].workSize;
-  test::addBinary(a, "cpu", TargetBinary::Format::ElfSharedObject, {1, 2});
-  test::addBinary(a, "cuda:sm_90", TargetBinary::Format::Ptx, {3});
-  test::addBinary(a, "rocm:gfx90a", TargetBinary::Format::Hsaco, {4});
-  LaunchConfig &cpu = a.binaries[0].launchConfigs[0];
-  cpu.workgroupCount[0] = {{0}, 16};
-  cpu.workgroupCount[1] = {{1, 2}, 1};
-  cpu.scratchBytes = 1 << 20;
-  LaunchConfig &cuda = a.binaries[1].launchConfigs[0];
-  cuda.workgroupSize[0] = 64;
-  cuda.workgroupSize[1] = 4;
-  cuda.workgroupSize[2] = 2;
-  cuda.workgroupCount[0] = {{0, 2}, 64};
-  cuda.workgroupCount[2] = {{1}, 3};
-  cuda.sharedMemoryBytes = 49152;
-  a.binaries[2].launchConfigs[1].workgroupSize[0] = 1024;
-  return a;
-}
-
-void expectSameConfigs(const std::vector<LaunchConfig> &a,
-                       const std::vector<LaunchConfig> &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t k = 0; k < a.size(); ++k) {
-    SCOPED_TRACE("kernel " + std::to_string(k));
-    for (int d = 0; d < 3; ++d) {
-      EXPECT_EQ(a[k].workgroupSize[d], b[k].workgroupSize[d]) << d;
-      EXPECT_EQ(a[k].workgroupCount[d].dims, b[k].workgroupCount[d].dims) << d;
-      EXPECT_EQ(a[k].workgroupCount[d].tile, b[k].workgroupCount[d].tile) << d;
-    }
-    EXPECT_EQ(a[k].sharedMemoryBytes, b[k].sharedMemoryBytes);
-    EXPECT_EQ(a[k].scratchBytes, b[k].scratchBytes);
-  }
-}
-
-TEST(LaunchConfigs, RoundTrip) {
-  Artifact in = withLaunchConfigs();
-  std::string error;
-  ASSERT_TRUE(validate(in, error)) << error;
-  std::vector<uint8_t> bytes = serialize(in);
-  Artifact out;
-  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), out, error)) << error;
-  ASSERT_EQ(out.binaries.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    SCOPED_TRACE(in.binaries[i].target);
-    EXPECT_EQ(out.binaries[i].target, in.binaries[i].target);
-    expectSameConfigs(out.binaries[i].launchConfigs,
-                      in.binaries[i].launchConfigs);
-  }
-}
-
-TEST(LaunchConfigs, AreARequiredFieldWrittenWheneverThereAreBinaries) {
-  std::vector<uint8_t> m;
-  encodeManifest(withLaunchConfigs(), m);
-  std::vector<Field> fields = splitFields(m);
-  ASSERT_EQ(fields.size(), 11u);
-  EXPECT_EQ(fields[9].tag, 13u | 0x80000000u);
-  // Without binaries there is nothing to launch: no field 13.
-  m.clear();
-  encodeManifest(test::addModel({false, false, false, false}), m);
-  fields = splitFields(m);
-  EXPECT_EQ(fields.size(), 10u);
-  EXPECT_EQ(fields.back().tag, 14u | 0x80000000u);
-}
-
-/// The serialized artifact `f` without the manifest field of `tag` (which
-/// it must have) and with the header's minor version set to `minor`.
-std::vector<uint8_t> withoutField(const std::vector<uint8_t> &f, uint32_t tag,
-                                  uint32_t minor) {
-  size_t e = entry(f, 0);
-  std::vector<uint8_t> m(f.begin() + rd64(f, e + 8),
-                         f.begin() + rd64(f, e + 8) + rd64(f, e + 16));
-  std::vector<Field> fields = splitFields(m);
-  auto it = std::find_if(fields.begin(), fields.end(),
-                         [&](const Field &field) { return field.tag == tag; });
-  EXPECT_NE(it, fields.end());
-  if (it != fields.end())
-    fields.erase(it);
-  std::vector<uint8_t> g = withManifest(f, joinFields(fields));
-  wr32(g, 12, minor);
-  return g;
-}
-
-/// `f` (a serialized withLaunchConfigs()) without manifest field 13 and
-/// with the header's minor version set to `minor`.
-std::vector<uint8_t> withoutLaunchConfigs(const std::vector<uint8_t> &f,
-                                          uint32_t minor) {
-  return withoutField(f, 0x8000000du, minor);
-}
-
-TEST(LaunchConfigs, AnOlderArtifactGetsTheLegacyConfigs) {
-  std::vector<uint8_t> f = serialize(withLaunchConfigs());
-  std::vector<uint8_t> legacy = withoutLaunchConfigs(f, 2);
-  Artifact out;
-  std::string error;
-  ASSERT_TRUE(deserialize(legacy.data(), legacy.size(), out, error)) << error;
-  ASSERT_EQ(out.binaries.size(), 3u);
-  // CPU: one workgroup per launch, whatever the work.
-  for (const LaunchConfig &c : out.binaries[0].launchConfigs) {
-    EXPECT_EQ(c.workgroupSize[0] * c.workgroupSize[1] * c.workgroupSize[2],
-              1u);
-    for (const WorkgroupAxis &axis : c.workgroupCount)
-      EXPECT_TRUE(axis.dims.empty());
-    EXPECT_EQ(c.sharedMemoryBytes, 0u);
-  }
-  // GPUs: 256 threads, axis x over every work dim of the kernel's launches
-  // (add: 3 dims; sum_all: none), tile 256.
-  for (size_t i : {1, 2}) {
-    SCOPED_TRACE(out.binaries[i].target);
-    const std::vector<LaunchConfig> &c = out.binaries[i].launchConfigs;
-    ASSERT_EQ(c.size(), 2u);
-    EXPECT_EQ(c[0].workgroupSize[0], 256u);
-    EXPECT_EQ(c[0].workgroupSize[1], 1u);
-    EXPECT_EQ(c[0].workgroupSize[2], 1u);
-    EXPECT_EQ(c[0].workgroupCount[0].dims, (std::vector<uint32_t>{0, 1, 2}));
-    EXPECT_EQ(c[0].workgroupCount[0].tile, 256u);
-    EXPECT_TRUE(c[0].workgroupCount[1].dims.empty());
-    EXPECT_TRUE(c[0].workgroupCount[2].dims.empty());
-    EXPECT_EQ(c[1].workgroupSize[0], 256u);
-    EXPECT_TRUE(c[1].workgroupCount[0].dims.empty());
-  }
-  // A 3.3 file always has the field: one without it was cut short.
-  std::vector<uint8_t> cut = withoutLaunchConfigs(f, 3);
-  EXPECT_EQ(decodeError(cut), "manifest lacks field 13 (launchConfigs), "
-                              "which format 3.3 has whenever there are "
-                              "binaries");
-}
-
-TEST(LaunchConfigs, EachBinaryHasExactlyOneEntry) {
-  Artifact a = withLaunchConfigs();
-  // The manifest of an artifact with one more binary, in a file without it.
-  Artifact more = a;
-  test::addBinary(more, "cuda:sm_80", TargetBinary::Format::Ptx, {5});
-  std::vector<uint8_t> m;
-  encodeManifest(more, m);
-  std::vector<uint8_t> f = serialize(a);
-  // withManifest needs room before the next section: the manifest is small.
-  EXPECT_EQ(decodeError(withManifest(f, m)),
-            "manifest field 13 (launchConfigs) names target 'cuda:sm_80', "
-            "which has no binary section");
-  // The other way round: a binary section without an entry.
-  Artifact fewer = a;
-  fewer.binaries.pop_back();
-  m.clear();
-  encodeManifest(fewer, m);
-  EXPECT_EQ(decodeError(withManifest(f, m)),
-            "binary 'rocm:gfx90a' has no entry in manifest field 13 "
-            "(launchConfigs)");
-  // Two entries for one binary.
-  Artifact twice = a;
-  twice.binaries.push_back(a.binaries[2]);
-  m.clear();
-  encodeManifest(twice, m);
-  EXPECT_EQ(decodeError(withManifest(f, m)),
-            "manifest field 13 (launchConfigs) names target 'rocm:gfx90a' "
-            "more often than there are binaries of it");
-}
-
-TEST(LaunchConfigs, TruncatedEntriesNameTheElement) {
-  std::vector<uint8_t> m;
-  encodeManifest(withLaunchConfigs(), m);
-  std::vector<Field> fields = splitFields(m);
-  auto configs = std::find_if(fields.begin(), fields.end(), [](const Field &f) {
-    return f.tag == 0x8000000du;
-  });
-  ASSERT_NE(configs, fields.end());
-  size_t at = configs - fields.begin();
-  std::vector<Field> cut = fields;
-  cut[at].payload.pop_back(); // the scratch bytes of the last config
-  EXPECT_EQ(manifestError(joinFields(cut)),
-            "manifest is truncated or corrupt (reading launch config 1 of "
-            "target 2)");
-  cut = fields;
-  wr32(cut[at].payload, 0, 0x7fffffff);
-  EXPECT_EQ(manifestError(joinFields(cut)),
-            "manifest is truncated or corrupt (reading the launch configs)");
-}
-
-TEST(LaunchConfigs, WorkgroupCount) {
-  LaunchConfig c;
-  c.workgroupCount[0] = {{0, 2}, 64};
-  c.workgroupCount[2] = {{1}, 3};
-  uint64_t count[3];
-  std::string error;
-  ASSERT_TRUE(workgroupCount(c, {10, 7, 13}, count, error)) << error;
-  EXPECT_EQ(count[0], 3u); // ceil(130 / 64)
-  EXPECT_EQ(count[1], 1u); // no dims
-  EXPECT_EQ(count[2], 3u); // ceil(7 / 3)
-  ASSERT_TRUE(workgroupCount(c, {10, 6, 0}, count, error)) << error;
-  EXPECT_EQ(count[0], 0u); // nothing to do
-  EXPECT_EQ(count[2], 2u);
-  ASSERT_TRUE(workgroupCount(LaunchConfig(), {}, count, error)) << error;
-  EXPECT_EQ(count[0] * count[1] * count[2], 1u);
-  // Errors, never undefined behaviour.
-  EXPECT_FALSE(workgroupCount(c, {10, 7}, count, error));
-  EXPECT_EQ(error,
-            "workgroup axis x names work dim 2, but the launch has 2 work dims");
-  int64_t big = int64_t(1) << 40;
-  EXPECT_FALSE(workgroupCount(c, {big, 1, big}, count, error));
-  EXPECT_EQ(error, "workgroup axis x: the product of its work sizes overflows");
-  EXPECT_FALSE(workgroupCount(c, {-1, 1, 1}, count, error));
-  EXPECT_EQ(error, "work dim 0 is -1");
-  c.workgroupCount[1].tile = 0;
-  EXPECT_FALSE(workgroupCount(c, {1, 1, 1}, count, error));
-  EXPECT_EQ(error, "workgroup axis y has tile 0");
-  // The largest product still rounds up without overflow.
-  LaunchConfig one;
-  one.workgroupCount[0] = {{0, 1}, 256};
-  ASSERT_TRUE(workgroupCount(one, {INT64_MAX, 2}, count, error)) << error;
-  EXPECT_EQ(count[0], (uint64_t(INT64_MAX) * 2) / 256 + 1);
-}
-
-//===----------------------------------------------------------------------===//
-// Kernel signatures (format 3.5, manifest field 14)
-//===----------------------------------------------------------------------===//
-
-std::vector<std::pair<DType, uint32_t>> paramsOf(const Kernel &k) {
-  std::vector<std::pair<DType, uint32_t>> out;
-  for (const KernelParam &p : k.params)
-    out.push_back({p.dtype, p.rank});
-  return out;
-}
-
-TEST(KernelParams, RoundTrip) {
-  Artifact in = withLaunchConfigs();
-  in.buffers[4].dtype = DType::I64; // so that a dtype differs
-  in.outputs[1].dtype = DType::I64;
-  in.kernels[1].params[1].dtype = DType::I64;
-  std::vector<uint8_t> f = serialize(in);
-  Artifact out;
-  std::string error;
-  ASSERT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
-  using P = std::vector<std::pair<DType, uint32_t>>;
-  ASSERT_EQ(out.kernels.size(), 2u);
-  EXPECT_EQ(paramsOf(out.kernels[0]),
-            (P{{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 1}}));
-  EXPECT_EQ(paramsOf(out.kernels[1]), (P{{DType::F32, 2}, {DType::I64, 0}}));
-}
-
-TEST(KernelParams, AnOlderArtifactGetsTheSignatureOfEachKernelsFirstLaunch) {
-  Artifact in = withLaunchConfigs();
-  std::vector<uint8_t> f = serialize(in);
-  std::vector<uint8_t> legacy = withoutField(f, 0x8000000eu, 4);
-  Artifact out;
-  std::string error;
-  ASSERT_TRUE(deserialize(legacy.data(), legacy.size(), out, error)) << error;
-  for (size_t k = 0; k < in.kernels.size(); ++k)
-    EXPECT_EQ(paramsOf(out.kernels[k]), paramsOf(in.kernels[k]));
-  // Its other launches are held to that signature: launch 1 passes y
-  // viewed as [1, batch] where launch 0 passed a rank-1 view.
-  Artifact other = in;
-  other.plan[1].args[1].shape = {{1, ""}, {-1, "batch"}};
-  std::vector<uint8_t> m;
-  encodeManifest(other, m);
-  std::vector<uint8_t> g = withoutField(withManifest(f, m), 0x8000000eu, 4);
-  EXPECT_EQ(decodeError(g),
-            "invalid artifact: launch 1 (kernel 'add') argument 1: float32 "
-            "view of rank 2 (buffer 0) for a param of float32, rank 1");
-  // A 3.5 file always has the field: one without it was cut short.
-  EXPECT_EQ(decodeError(withoutField(f, 0x8000000eu, 5)),
-            "manifest lacks field 14 (kernelParams), which format 3.5 has "
-            "whenever there are kernels");
-}
-
-TEST(KernelParams, EachKernelHasExactlyOneEntry) {
-  std::vector<uint8_t> m;
-  encodeManifest(test::addModel({false, false, false, false}), m);
-  std::vector<Field> fields = splitFields(m);
-  ASSERT_EQ(fields.back().tag, 0x8000000eu);
-  fields.back().payload = {1, 0, 0, 0, 0, 0, 0, 0}; // one kernel, no params
-  EXPECT_EQ(manifestError(joinFields(fields)),
-            "manifest field 14 (kernelParams) has 1 entries for 2 kernels "
-            "(one per kernel)");
-}
-
-TEST(KernelParams, TruncatedEntriesNameTheKernel) {
-  std::vector<uint8_t> m;
-  encodeManifest(test::addModel({false, false, false, false}), m);
-  std::vector<Field> fields = splitFields(m);
-  std::vector<Field> cut = fields;
-  cut.back().payload.pop_back(); // the rank of kernel 1's last param
-  EXPECT_EQ(manifestError(joinFields(cut)),
-            "manifest is truncated or corrupt (reading the params of kernel "
-            "1)");
-  // Counts larger than the bytes left are caught before any allocation.
-  cut = fields;
-  wr32(cut.back().payload, 0, 0x7fffffff);
-  EXPECT_EQ(manifestError(joinFields(cut)),
-            "manifest is truncated or corrupt (reading the kernel params)");
-  cut = fields;
-  wr32(cut.back().payload, 4, 0x7fffffff);
-  EXPECT_EQ(manifestError(joinFields(cut)),
-            "manifest is truncated or corrupt (reading the params of kernel "
-            "0)");
-}
 
 } // namespace
 
