@@ -23,9 +23,12 @@ std::optional<int64_t> constantOf(Value v) {
   return c.getSExtValue();
 }
 
-/// The elements of `v` when each is a constant.
+/// The elements of `v` when each is a constant: an integer constant of
+/// any width (int32 Gather indices too), or elements the caller knows.
 std::optional<SmallVector<int64_t>>
 constantElements(Value v, const ShapeElementSource &source) {
+  if (std::optional<SmallVector<int64_t>> c = constantIntValues(v))
+    return c;
   std::optional<Elements> e = source.elements(v);
   if (!e)
     return std::nullopt;
