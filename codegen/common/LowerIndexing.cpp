@@ -127,9 +127,10 @@ struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
 
 /// CountOutOfRange: one reduction over every index into a scalar count. An
 /// index tuple's entry j (the last loop) meets dim axis + j of the data.
-/// The comparisons are in the indices' own width: an int32 index meets an
-/// extent clamped to INT32_MAX, and none is outside an axis longer than
-/// that (no sign extension in the loop, and 32-bit compares on the GPUs).
+/// An index i is outside when i < -n or i > n - 1, compared in the
+/// indices' own width: for int32 the bounds clamp to int32's range, where
+/// they still say the same (no sign extension in the loop, and 32-bit
+/// compares on the GPUs).
 struct LowerCountOutOfRange : OpRewritePattern<CountOutOfRangeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CountOutOfRangeOp op,
@@ -139,30 +140,31 @@ struct LowerCountOutOfRange : OpRewritePattern<CountOutOfRangeOp> {
     Value indices = op.getIndices();
     auto indexType = cast<RankedTensorType>(indices.getType());
     Type element = indexType.getElementType();
-    bool narrow = !element.isInteger(64);
     int64_t rank = indexType.getRank();
     int64_t k = op.getTuples() ? indexType.getShape().back() : 1;
-    // Per entry: [-n, n) in the indices' type, and for int32 whether the
-    // axis holds every int32.
-    SmallVector<Value> highs, lows, alls;
+    auto i64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 64).getResult();
+    };
+    // Per entry: the lowest and the highest valid index.
+    SmallVector<Value> lows, highs;
     for (int64_t j = 0; j < k; ++j) {
       Value n = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getI64Type(),
           tensor::DimOp::create(rewriter, loc, op.getData(), op.getAxis() + j));
-      if (narrow) {
-        Value max = arith::ConstantIntOp::create(
-            rewriter, loc, std::numeric_limits<int32_t>::max(), 64);
-        alls.push_back(arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::sgt, n, max));
-        n = arith::TruncIOp::create(rewriter, loc, element,
-                                    arith::MinSIOp::create(rewriter, loc, n,
-                                                           max));
+      Value low = arith::SubIOp::create(rewriter, loc, i64(0), n);
+      Value high = arith::SubIOp::create(rewriter, loc, n, i64(1));
+      if (!element.isInteger(64)) {
+        low = arith::TruncIOp::create(
+            rewriter, loc, element,
+            arith::MaxSIOp::create(rewriter, loc, low,
+                                   i64(std::numeric_limits<int32_t>::min())));
+        high = arith::TruncIOp::create(
+            rewriter, loc, element,
+            arith::MinSIOp::create(rewriter, loc, high,
+                                   i64(std::numeric_limits<int32_t>::max())));
       }
-      highs.push_back(n);
-      lows.push_back(arith::SubIOp::create(
-          rewriter, loc, arith::ConstantOp::create(
-                             rewriter, loc, rewriter.getZeroAttr(element)),
-          n));
+      lows.push_back(low);
+      highs.push_back(high);
     }
     Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 64);
     Value init = linalg::FillOp::create(rewriter, loc, zero,
@@ -186,18 +188,11 @@ struct LowerCountOutOfRange : OpRewritePattern<CountOutOfRangeOp> {
                   perEntry[e], v);
             return v;
           };
-          Value i = a[0];
           Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                              i, pick(lows));
-          Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                              i, pick(highs));
+                                              a[0], pick(lows));
+          Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                              a[0], pick(highs));
           Value outside = arith::OrIOp::create(b, l, below, above);
-          if (narrow)
-            outside = arith::AndIOp::create(
-                b, l, outside,
-                arith::XOrIOp::create(
-                    b, l, pick(alls),
-                    arith::ConstantIntOp::create(b, l, 1, 1)));
           yield(b, l,
                 arith::AddIOp::create(
                     b, l, a[1],

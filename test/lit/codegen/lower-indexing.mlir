@@ -34,32 +34,32 @@ func.func @gather_elements(%x: tensor<?x5xf32>, %i: tensor<?x3xi32>) -> tensor<?
 // -----
 
 // CountOutOfRange: one reduction over the indices into a scalar: an index
-// outside [-n, n) adds 1. The compares are in the indices' width: int32
-// indices meet n clamped to INT32_MAX, and none is outside an axis longer
-// than that. Index tuples meet the dim of their entry (the last loop): the
-// bounds are selected by linalg.index.
+// below -n or above n - 1 adds 1. The compares are in the indices' width:
+// for int32 indices the bounds clamp to int32's range. Index tuples meet
+// the dim of their entry (the last loop): the bounds are selected by
+// linalg.index.
 // CHECK-LABEL: func.func @count_out_of_range
 // CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x5xf32>, %[[I:[^:]+]]: tensor<?x3xi32>, %[[T:[^:]+]]: tensor<4x2xi64>)
 // CHECK:         %[[D:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x5xf32>
 // CHECK:         %[[N:.+]] = arith.index_cast %[[D]] : index to i64
-// CHECK:         %[[ALL:.+]] = arith.cmpi sgt, %[[N]], %c2147483647_i64 : i64
-// CHECK:         %[[MIN:.+]] = arith.minsi %[[N]], %c2147483647_i64 : i64
-// CHECK:         %[[HIGH:.+]] = arith.trunci %[[MIN]] : i64 to i32
-// CHECK:         %[[LOW:.+]] = arith.subi %{{.+}}, %[[HIGH]] : i32
+// CHECK:         %[[NEG:.+]] = arith.subi %{{.+}}, %[[N]] : i64
+// CHECK:         %[[LAST:.+]] = arith.subi %[[N]], %{{.+}} : i64
+// CHECK:         %[[LO64:.+]] = arith.maxsi %[[NEG]], %c-2147483648_i64 : i64
+// CHECK:         %[[LOW:.+]] = arith.trunci %[[LO64]] : i64 to i32
+// CHECK:         %[[HI64:.+]] = arith.minsi %[[LAST]], %c2147483647_i64 : i64
+// CHECK:         %[[HIGH:.+]] = arith.trunci %[[HI64]] : i64 to i32
 // CHECK:         %[[Z:.+]] = linalg.fill ins(%{{.+}} : i64) outs(%{{.+}} : tensor<i64>) -> tensor<i64>
 // CHECK:         linalg.generic
 // CHECK-SAME:      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>]
 // CHECK-SAME:      iterator_types = ["reduction", "reduction"]
 // CHECK-SAME:      ins(%[[I]] : tensor<?x3xi32>) outs(%[[Z]] : tensor<i64>)
 // CHECK-NEXT:    ^bb0(%[[IN:[^:]+]]: i32, %[[ACC:[^:]+]]: i64):
-// CHECK:           %[[BELOW:.+]] = arith.cmpi slt, %[[IN]], %[[LOW]] : i32
-// CHECK:           %[[ABOVE:.+]] = arith.cmpi sge, %[[IN]], %[[HIGH]] : i32
-// CHECK:           %[[OUT:.+]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
-// CHECK:           %[[SHORT:.+]] = arith.xori %[[ALL]], %{{.+}} : i1
-// CHECK:           %[[BAD:.+]] = arith.andi %[[OUT]], %[[SHORT]] : i1
-// CHECK:           %[[ONE:.+]] = arith.extui %[[BAD]] : i1 to i64
-// CHECK:           %[[SUM:.+]] = arith.addi %[[ACC]], %[[ONE]] : i64
-// CHECK:           linalg.yield %[[SUM]] : i64
+// CHECK-NEXT:      %[[BELOW:.+]] = arith.cmpi slt, %[[IN]], %[[LOW]] : i32
+// CHECK-NEXT:      %[[ABOVE:.+]] = arith.cmpi sgt, %[[IN]], %[[HIGH]] : i32
+// CHECK-NEXT:      %[[OUT:.+]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
+// CHECK-NEXT:      %[[ONE:.+]] = arith.extui %[[OUT]] : i1 to i64
+// CHECK-NEXT:      %[[SUM:.+]] = arith.addi %[[ACC]], %[[ONE]] : i64
+// CHECK-NEXT:      linalg.yield %[[SUM]] : i64
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%[[T]] : tensor<4x2xi64>)
 // CHECK-NEXT:    ^bb0(%[[IN2:[^:]+]]: i64,
