@@ -8,10 +8,8 @@
 
 #include "ArtifactBytes.h"
 #include "TestArtifacts.h"
-#include "format/Layout.h"
 #include "format/Manifest.h"
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +17,6 @@
 using namespace tessel;
 using namespace tessel::format;
 using namespace tessel::test::bytes;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 namespace {
 
