@@ -397,7 +397,8 @@ std::string describeControlOp(const ControlOp &op, size_t index);
 ///
 /// Kernel signatures (format 3.5): each param a known dtype of rank at
 /// most kMaxRank; every launch passes exactly its kernel's params, each
-/// argument a view of the param's rank of a buffer of its dtype.
+/// argument a view of the param's rank of a buffer stored as its dtype
+/// (storageDType).
 ///
 /// Launch configs (format 3.3, checked by ValidateLaunch.cpp): each binary
 /// has one per kernel; workgroup sizes in [1, 1024] with a product of at
@@ -442,9 +443,9 @@ std::vector<LaunchConfig> legacyLaunchConfigs(const Artifact &artifact,
 
 /// The signatures a reader gives the kernels of an artifact without them
 /// (format 3.0 to 3.4): each kernel's parameters as its first launch passes
-/// them (the dtype of each argument's buffer and the rank of its view; none
-/// for a kernel never launched), so that validate() still holds every other
-/// launch of the kernel to the same arity, dtypes and ranks.
+/// them (the storage dtype of each argument's buffer and the rank of its
+/// view; none for a kernel never launched), so that validate() still holds
+/// every other launch of the kernel to the same arity, dtypes and ranks.
 void legacyKernelParams(Artifact &artifact);
 
 /// The workgroup count of a launch of `config` over the work sizes `work`

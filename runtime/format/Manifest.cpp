@@ -316,7 +316,7 @@ private:
     return r.count(n, minBytes) || truncated();
   }
   template <typename E> bool enumValue(E &v) {
-    uint32_t raw;
+    uint32_t raw = 0;
     if (!u32(raw))
       return false;
     v = static_cast<E>(raw);
