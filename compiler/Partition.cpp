@@ -306,8 +306,8 @@ std::optional<SmallVector<Value>> Partitioner::shapeElements(Value v,
 }
 
 /// Whether every use of `v` is a shape operand (a Reshape's or Expand's
-/// target, a Slice's bounds), directly or through the ops evaluateOnHost
-/// computes.
+/// target, a Slice's bounds), directly or through the ops that carry shape
+/// values (carriesShapeElements, what evaluateOnHost can compute).
 static bool onlyShapes(Value v, int depth = 0) {
   if (v.use_empty() || depth > 8)
     return false;
@@ -318,8 +318,7 @@ static bool onlyShapes(Value v, int depth = 0) {
       continue;
     if (isa<ReshapeOp>(user) && use.getOperandNumber() == 1)
       continue; // a Reshape's target shape
-    if (isa<GatherOp, SliceOp, ConcatOp, AddOp, SubOp, MulOp, MaxOp, MinOp,
-            DivOp, ReshapeOp, SqueezeOp, UnsqueezeOp, CastOp>(user) &&
+    if (carriesShapeElements(user) &&
         user->getNumResults() == 1 && isHostType(user->getResult(0).getType()) &&
         onlyShapes(user->getResult(0), depth + 1))
       continue;

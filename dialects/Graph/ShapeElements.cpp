@@ -145,10 +145,16 @@ std::optional<Elements> binary(OpBuilder &b, Operation *op, Arith kind,
 
 } // namespace
 
+bool tessel::carriesShapeElements(Operation *op) {
+  return isa<ShapeOp, SizeOp, ConcatOp, ReshapeOp, SqueezeOp, UnsqueezeOp,
+             CastOp, GatherOp, SliceOp, AddOp, SubOp, MulOp, MaxOp, MinOp,
+             DivOp>(op);
+}
+
 std::optional<SmallVector<Value>>
 tessel::evaluateShapeElements(OpBuilder &b, Operation *op,
                               const ShapeElementSource &source) {
-  if (op->getNumResults() != 1)
+  if (op->getNumResults() != 1 || !carriesShapeElements(op))
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isInteger(64))

@@ -52,6 +52,10 @@ std::optional<llvm::SmallVector<mlir::Value>>
 evaluateShapeElements(mlir::OpBuilder &b, mlir::Operation *op,
                       const ShapeElementSource &source);
 
+/// Whether `op` is one evaluateShapeElements may evaluate (given what it
+/// needs): the ops that carry shape values.
+bool carriesShapeElements(mlir::Operation *op);
+
 } // namespace tessel
 
 #endif // TESSEL_DIALECTS_GRAPH_SHAPEELEMENTS_H
