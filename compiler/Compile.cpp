@@ -181,8 +181,36 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     vulkanMapping = mapping;
   }
 
-  // import, graph passes, partition, kernel lowering, codegen per target.
-  const unsigned stageCount = 4 + options.targets.size();
+  // The binaries to build: one per target, the cpu target one per CPU
+  // variant. Each tiles its own copy; the stages (and so the plan's
+  // launches and workspaces) must come out the same for every binary.
+  struct Job {
+    std::string target;
+    std::optional<CpuVariant> cpu;
+  };
+  std::vector<Job> jobs;
+  for (const std::string &target : options.targets) {
+    if (target != "cpu") {
+      jobs.push_back({target, std::nullopt});
+      continue;
+    }
+    const std::vector<std::string> &specs =
+        options.cpus.empty() ? defaultCpuVariants() : options.cpus;
+    for (const std::string &spec : specs) {
+      CpuVariant variant;
+      std::string error;
+      if (!parseCpuVariant(spec, variant, error))
+        return emitError(fileLoc) << "--mcpu: " << error;
+      for (const Job &job : jobs)
+        if (job.target == variant.target)
+          return emitError(fileLoc) << "--mcpu: the CPU variant '" << spec
+                                    << "' is listed twice";
+      jobs.push_back({variant.target, variant});
+    }
+  }
+
+  // import, graph passes, partition, kernel lowering, codegen per binary.
+  const unsigned stageCount = 4 + jobs.size();
   StageScope importStage(options, "import", 1, stageCount);
   OwningOpRef<ModuleOp> module = importOnnxModel(context, modelPath);
   if (!module)
@@ -238,12 +266,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     return failure();
   loweringStage.end();
 
-  // Each target tiles its own copy; the stages (and so the plan's launches
-  // and workspaces) must come out the same on every target.
   std::vector<std::string> symbols;
   std::optional<std::string> firstStages;
   unsigned targetIndex = 0;
-  for (const std::string &target : options.targets) {
+  for (const Job &job : jobs) {
+    const std::string &target = job.target;
     // "pipeline" only prints the pass pipelines: no codegen stage runs.
     std::optional<StageScope> codegenStage;
     ++targetIndex;
@@ -257,17 +284,19 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     PassManager stages(&context);
     PassManager pm(&context);
     std::unique_ptr<GpuTarget> gpu =
-        target == "vulkan" && vulkanMapping ? createVulkanTarget(*vulkanMapping)
-                                            : createGpuTarget(target);
+        job.cpu ? nullptr
+        : target == "vulkan" && vulkanMapping
+            ? createVulkanTarget(*vulkanMapping)
+            : createGpuTarget(target);
     if (gpu) {
       buildGpuStagePipeline(stages, gpu->mapping());
       buildGpuLoweringPipeline(pm, *gpu);
     } else {
-      // The CPU's extensions decide the SIMD width; the artifact lists them.
-      artifact.cpuFeatures = cpuFeatures(options.cpu);
-      unsigned bits = cpuVectorBits(artifact.cpuFeatures);
-      buildCpuStagePipeline(stages, bits, options.cpuWithGpuTiles);
-      buildCpuLoweringPipeline(pm, bits);
+      // The CPU's extensions decide the SIMD width; the binary lists them.
+      binary.cpuFeatures = job.cpu->features;
+      buildCpuStagePipeline(stages, job.cpu->vectorBits,
+                            options.cpuWithGpuTiles);
+      buildCpuLoweringPipeline(pm, job.cpu->vectorBits);
     }
     if (options.emit == "pipeline") {
       llvm::raw_string_ostream os(options.emitted);
@@ -295,7 +324,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       return emitError(fileLoc)
              << "internal compiler error: target " << target
              << " split the kernels into other stages than "
-             << options.targets.front();
+             << jobs.front().target;
     }
     if (failed(pm.run(*copy)))
       return failure();
@@ -316,7 +345,8 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     } else {
       binary.format = format::TargetBinary::Format::ElfSharedObject;
       CpuCodegenOptions cpuOptions;
-      cpuOptions.cpu = options.cpu;
+      cpuOptions.cpu = job.cpu->llvmCpu;
+      cpuOptions.features = job.cpu->llvmFeatures;
       if (options.emit == "llvm-ir")
         cpuOptions.llvmIr = &options.emitted;
       ok = emitCpuSharedObject(*copy, symbols, cpuOptions, binary.bytes, error);

@@ -37,11 +37,13 @@ struct CompileOptions {
   /// Targets to generate code for: "cpu" (default), "cuda:sm_80",
   /// "cuda:sm_90", "rocm:gfx90a", "rocm:gfx942", "vulkan".
   std::vector<std::string> targets = {"cpu"};
-  /// -mcpu for the CPU target ("native" for the host). x86-64-v3 (AVX2,
-  /// FMA: Intel since 2013, AMD since 2015) doubles the SIMD width of v2;
-  /// an artifact records what it needs and a CPU without it refuses to
-  /// load it with a message.
-  std::string cpu = "x86-64-v3";
+  /// The CPUs the cpu target compiles for, one binary each (design.md
+  /// section 3): an LLVM CPU name ("x86-64-v3", "znver4", "native" for the
+  /// host) and any "+feature" ("x86-64-v4+avx512bf16+avx512vnni"). The
+  /// runtime runs the binary the host supports that uses the most
+  /// extensions. Empty: defaultCpuVariants() (codegen/cpu/CpuBackend.h),
+  /// AVX-512 with its bf16/int8 dot products, and AVX2.
+  std::vector<std::string> cpus;
   /// A test aid: the CPU code takes the workgroup tiles (and row-reduction
   /// splits) a GPU target would choose, so that the GPU's tiling and fusion
   /// are checked numerically on the CPU. The launch configs are the CPU's.

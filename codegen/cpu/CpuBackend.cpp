@@ -18,8 +18,10 @@
 #include "codegen/common/Passes.h"
 #include "codegen/cpu/Passes.h"
 #include "dialects/Graph/TesselDialect.h"
+#include "runtime/format/Artifact.h"
 #include "runtime/format/CpuFeatures.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Host.h"
@@ -66,26 +68,86 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
   addBuiltinPipeline(pm, pipeline);
 }
 
-/// The LLVM name of `cpu`: "native" is the host's.
-static std::string llvmCpuName(llvm::StringRef cpu) {
-  return cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+const std::vector<std::string> &tessel::defaultCpuVariants() {
+  static const std::vector<std::string> variants = {
+      "x86-64-v4+avx512bf16+avx512vnni", "x86-64-v3"};
+  return variants;
 }
 
-std::vector<std::string> tessel::cpuFeatures(llvm::StringRef cpu) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(
-      "x86_64-unknown-linux-gnu", llvmCpuName(cpu), "", llvm::Reloc::PIC_,
-      error);
-  std::vector<std::string> features;
+/// Whether `name` is one of CpuFeatures.h (the features a runtime checks).
+static bool isRecordedFeature(llvm::StringRef name) {
+#define TESSEL_MATCH_FEATURE(feature)                                          \
+  if (name == feature)                                                         \
+    return true;
+  TESSEL_X86_FEATURES(TESSEL_MATCH_FEATURE)
+#undef TESSEL_MATCH_FEATURE
+  return false;
+}
+
+bool tessel::parseCpuVariant(llvm::StringRef spec, CpuVariant &out,
+                             std::string &error) {
+  out = CpuVariant();
+  out.spec = spec.str();
+  llvm::SmallVector<llvm::StringRef> parts;
+  spec.split(parts, '+');
+  llvm::StringRef cpu = parts.front();
+  std::vector<std::string> mattr;
+  if (cpu == "native") {
+    // The host's name and its features as LLVM reads them (a virtual
+    // machine may hide some its CPU name implies).
+    out.llvmCpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      mattr.push_back((feature.second ? "+" : "-") + feature.first().str());
+  } else {
+    out.llvmCpu = cpu.str();
+  }
+  for (llvm::StringRef feature : llvm::ArrayRef(parts).drop_front()) {
+    if (!isRecordedFeature(feature)) {
+      error = "CPU variant '" + out.spec + "': unknown x86-64 feature '" +
+              feature.str() + "' (the runtime checks avx2, fma, avx512f, "
+              "avx512bf16, avx512vnni, ... before it runs code)";
+      return false;
+    }
+    mattr.push_back("+" + feature.str());
+  }
+  out.llvmFeatures = llvm::join(mattr, ",");
+  // "native" is named after the host's CPU, so the artifact says what it
+  // was built for wherever it is read.
+  out.target = "cpu:" + (cpu == "native"
+                             ? out.llvmCpu + spec.drop_front(cpu.size()).str()
+                             : out.spec);
+  // Checked on a generic machine first: LLVM only warns about a CPU it
+  // does not know, and then generates code for a generic one.
+  std::unique_ptr<llvm::TargetMachine> generic = createTargetMachine(
+      "x86_64-unknown-linux-gnu", "x86-64", "", llvm::Reloc::PIC_, error);
+  if (!generic)
+    return false;
+  if (out.llvmCpu.empty() ||
+      !generic->getMCSubtargetInfo()->isCPUStringValid(out.llvmCpu)) {
+    error = "CPU variant '" + out.spec + "': '" + out.llvmCpu +
+            "' is not an x86-64 CPU LLVM knows (x86-64-v2, x86-64-v3, "
+            "x86-64-v4, znver4, sapphirerapids, native, ...)";
+    return false;
+  }
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createTargetMachine("x86_64-unknown-linux-gnu", out.llvmCpu,
+                          out.llvmFeatures, llvm::Reloc::PIC_, error);
   if (!tm)
-    return features;
+    return false;
   const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  if (out.target.size() > format::kMaxTargetNameLength) {
+    error = "CPU variant '" + out.spec + "': the binary's name '" +
+            out.target + "' is longer than " +
+            std::to_string(format::kMaxTargetNameLength) + " characters";
+    return false;
+  }
 #define TESSEL_RECORD_FEATURE(feature)                                         \
   if (sti->checkFeatures(std::string("+") + feature))                          \
-    features.push_back(feature);
+    out.features.push_back(feature);
   TESSEL_X86_FEATURES(TESSEL_RECORD_FEATURE)
 #undef TESSEL_RECORD_FEATURE
-  return features;
+  out.vectorBits = cpuVectorBits(out.features);
+  return true;
 }
 
 unsigned tessel::cpuVectorBits(llvm::ArrayRef<std::string> features) {
@@ -138,8 +200,8 @@ bool tessel::emitCpuSharedObject(ModuleOp module,
     llvmModule->print(os, nullptr);
   }
   std::unique_ptr<llvm::TargetMachine> tm =
-      createTargetMachine("x86_64-unknown-linux-gnu", llvmCpuName(options.cpu),
-                          "", llvm::Reloc::PIC_, error);
+      createTargetMachine("x86_64-unknown-linux-gnu", options.cpu,
+                          options.features, llvm::Reloc::PIC_, error);
   if (!tm)
     return false;
   optimizeModule(*llvmModule, *tm, options.optLevel);

@@ -34,9 +34,31 @@ void buildCpuStagePipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256,
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               unsigned vectorBits = 256);
 
-/// The x86-64 extensions (runtime/format/CpuFeatures.h) that code for CPU
-/// `cpu` ("native" for the host) may use; recorded in the artifact.
-std::vector<std::string> cpuFeatures(llvm::StringRef cpu);
+/// A CPU the CPU target compiles for: `--mcpu` takes a list of them, and
+/// the artifact holds one binary per variant (design.md section 3).
+struct CpuVariant {
+  std::string spec;        ///< as given: "x86-64-v4+avx512bf16+avx512vnni"
+  std::string target;      ///< the binary's target: "cpu:" + spec
+  std::string llvmCpu;     ///< LLVM's -mcpu: "x86-64-v4", "znver5"
+  std::string llvmFeatures; ///< LLVM's -mattr: "+avx512bf16,+avx512vnni"
+  /// The x86-64 extensions (runtime/format/CpuFeatures.h) its code may
+  /// use; recorded in the artifact, checked by the runtime.
+  std::vector<std::string> features;
+  unsigned vectorBits = 256; ///< cpuVectorBits(features)
+};
+
+/// The CPU variants tessel-compile builds by default: AVX-512 with the
+/// bf16 and int8 dot products (Zen 4 and later, Sapphire Rapids and later),
+/// and AVX2 for every x86-64 CPU since 2013-2015.
+const std::vector<std::string> &defaultCpuVariants();
+
+/// Parses a variant spec: an LLVM CPU name ("x86-64-v3", "skylake-avx512",
+/// or "native" for the host's name and features) followed by any number of
+/// "+feature" (names of CpuFeatures.h). False with `error` set for an
+/// unknown CPU or feature, or a spec whose target name does not fit the
+/// artifact (format::kMaxTargetNameLength).
+bool parseCpuVariant(llvm::StringRef spec, CpuVariant &out,
+                     std::string &error);
 
 /// The SIMD register width of a CPU with `features` (cpuFeatures): 512
 /// with AVX-512F, 256 with AVX, else 128.
@@ -63,7 +85,8 @@ bool addPackedWrappers(
 
 /// Options of the CPU code generator.
 struct CpuCodegenOptions {
-  std::string cpu = "x86-64-v2"; ///< -mcpu; "native" for the host
+  std::string cpu = "x86-64-v2"; ///< LLVM's -mcpu (CpuVariant::llvmCpu)
+  std::string features;          ///< LLVM's -mattr (CpuVariant::llvmFeatures)
   unsigned optLevel = 2;
   /// When set, receives the LLVM IR of the kernels and their packed
   /// wrappers, before LLVM's optimizations (tessel-compile --emit llvm-ir).

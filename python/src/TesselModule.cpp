@@ -197,9 +197,9 @@ struct Produced {
 class Session {
 public:
   Session(const py::object &artifactArg, const std::string &deviceSpec,
-          const py::object &threadsArg) {
+          const py::object &threadsArg, const py::object &cpuVariantArg) {
     try {
-      open(artifactArg, deviceSpec, threadsArg);
+      open(artifactArg, deviceSpec, threadsArg, cpuVariantArg);
     } catch (...) {
       release(); // no destructor runs for a constructor that throws
       throw;
@@ -209,9 +209,14 @@ public:
   ~Session() { release(); }
 
   void open(const py::object &artifactArg, const std::string &deviceSpec,
-            const py::object &threadsArg) {
+            const py::object &threadsArg, const py::object &cpuVariantArg) {
     tessel_session_options_t options;
     tessel_session_options_init(&options);
+    std::string cpuVariant;
+    if (!cpuVariantArg.is_none()) {
+      cpuVariant = cpuVariantArg.cast<std::string>();
+      options.cpu_variant = cpuVariant.c_str();
+    }
     if (!threadsArg.is_none()) {
       long long threads = threadsArg.cast<long long>();
       if (threads < 0 || threads > 0xFFFFFFFFll)
@@ -274,6 +279,7 @@ public:
   const std::vector<TensorInfo> &inputs() const { return inputInfos; }
   const std::vector<TensorInfo> &outputs() const { return outputInfos; }
   std::string deviceName() const { return tessel_device_name(device); }
+  std::string binary() const { return tessel_session_target(session); }
   std::vector<std::string> targets() const {
     std::vector<std::string> t;
     for (size_t i = 0; i < tessel_artifact_target_count(artifact); ++i)
@@ -563,7 +569,7 @@ PYBIND11_MODULE(_tessel, m) {
       .def("__repr__", &TensorInfo::repr);
 
   py::class_<Session>(m, "Session",
-                      R"(Session(artifact, device="cpu", threads=None)
+                      R"(Session(artifact, device="cpu", threads=None, cpu_variant=None)
 
 A compiled model (``.tsl``) loaded on one device, ready to run.
 
@@ -571,16 +577,19 @@ A compiled model (``.tsl``) loaded on one device, ready to run.
 (bytes, bytearray, memoryview; copied). ``device`` is "cpu", "cuda",
 "cuda:N", "hip", "hip:N", "vulkan" or "vulkan:N". ``threads`` caps the
 threads a CPU run uses
-(None or 0: the number of cores). Raises tessel.Error when the artifact is
+(None or 0: the number of cores). ``cpu_variant`` names the artifact's CPU
+binary to run ("cpu:x86-64-v3"; None: the best this CPU supports). Raises
+tessel.Error when the artifact is
 invalid, the device unavailable or the artifact has no kernels for it.
 
 One session may be shared by several Python threads: their runs are
 serialized (one at a time per session), with the GIL released while a run
 executes, so other threads and other sessions run meanwhile.)")
       .def(py::init<const py::object &, const std::string &,
-                    const py::object &>(),
+                    const py::object &, const py::object &>(),
            py::arg("artifact"), py::arg("device") = "cpu",
-           py::arg("threads") = py::none())
+           py::arg("threads") = py::none(),
+           py::arg("cpu_variant") = py::none())
       .def_property_readonly("inputs", &Session::inputs,
                              "The model's inputs (list of TensorInfo).")
       .def_property_readonly("outputs", &Session::outputs,
@@ -589,6 +598,9 @@ executes, so other threads and other sessions run meanwhile.)")
                              "The device's name (\"cpu\", \"cuda:0\", ...).")
       .def_property_readonly("targets", &Session::targets,
                              "The targets the artifact has kernels for.")
+      .def_property_readonly("binary", &Session::binary,
+                             "The binary the session runs "
+                             "(\"cpu:x86-64-v3\", \"cuda:sm_90\", ...).")
       .def_property_readonly("arena_bytes", &Session::arenaBytes,
                              "Bytes of the transient arena of the last run.")
       .def("run", &Session::run, py::arg("feeds"),

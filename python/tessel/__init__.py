@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 # compile()'s keyword options and the flags of tessel-compile they become:
 # a str value gives "--flag VALUE", True gives "--flag", False nothing.
 _OPTIONS = {
-    "mcpu": "--mcpu",                 # x86-64 CPU of the cpu target ("native", "x86-64-v2")
+    "mcpu": "--mcpu",                 # x86-64 CPUs of the cpu target ("native", "x86-64-v3,x86-64-v2")
     "cpu_gpu_tiles": "--cpu-gpu-tiles",  # test aid: the cpu target takes a GPU's tiles
 }
 
@@ -73,8 +73,11 @@ def compile(model_path, output_path=None, targets=("cpu",), **options):
     "rocm:gfx942", "vulkan", or a sequence of them (one artifact holds them
     all).
 
-    Options: ``mcpu="native"`` (or "x86-64-v2", ...; default x86-64-v3)
-    picks the CPU the cpu target is compiled for; ``cpu_gpu_tiles=True`` is
+    Options: ``mcpu="native"`` (or "x86-64-v3", a comma-separated list such
+    as "x86-64-v4+avx512bf16,x86-64-v2", ...; default
+    "x86-64-v4+avx512bf16+avx512vnni,x86-64-v3") picks the CPUs the cpu
+    target is compiled for, one binary each, of which a session runs the
+    best the host supports; ``cpu_gpu_tiles=True`` is
     a test aid (the cpu target takes a GPU's tiles). Another option raises
     TypeError naming it.
 

@@ -219,6 +219,45 @@ bool attachLaunchConfigs(Artifact &a, LaunchConfigTable &table,
   return true;
 }
 
+/// Gives the CPU binaries their features: field 9's to the binary named
+/// "cpu", each entry of field 15 to the "cpu:<variant>" binary it names.
+bool attachCpuFeatures(Artifact &a, ManifestExtras &extras,
+                       std::string &error) {
+  TargetBinary *legacy = nullptr;
+  for (TargetBinary &bin : a.binaries)
+    if (bin.target == "cpu")
+      legacy = &bin;
+  if (legacy)
+    legacy->cpuFeatures = std::move(extras.cpuFeatures);
+  else if (!extras.cpuFeatures.empty())
+    return error = "manifest field 9 (cpuFeatures) lists CPU features, but "
+                   "there is no binary 'cpu'",
+           false;
+  std::vector<bool> attached(a.binaries.size());
+  for (auto &[target, features] : extras.cpuVariants) {
+    size_t i = 0;
+    while (i < a.binaries.size() && a.binaries[i].target != target)
+      ++i;
+    if (target == "cpu" || !isCpuTarget(target) || i == a.binaries.size())
+      return error = "manifest field 15 (cpuVariants) names '" + target +
+                     "', which is not a binary of a CPU variant",
+             false;
+    if (attached[i])
+      return error = "manifest field 15 (cpuVariants) names '" + target +
+                     "' twice",
+             false;
+    attached[i] = true;
+    a.binaries[i].cpuFeatures = std::move(features);
+  }
+  for (size_t i = 0; i < a.binaries.size(); ++i)
+    if (a.binaries[i].target != "cpu" && isCpuTarget(a.binaries[i].target) &&
+        !attached[i])
+      return error = "binary '" + a.binaries[i].target +
+                     "' has no entry in manifest field 15 (cpuVariants)",
+             false;
+  return true;
+}
+
 bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
             bool copyWeights) {
   if (!data && size)
@@ -309,7 +348,8 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
     bin.bytes.assign(data + s.offset, data + s.offset + s.size);
     a.binaries.push_back(std::move(bin));
   }
-  if (!attachLaunchConfigs(a, extras.launchConfigs, minor, error))
+  if (!attachLaunchConfigs(a, extras.launchConfigs, minor, error) ||
+      !attachCpuFeatures(a, extras, error))
     return false;
   if (!validate(a, error))
     return error = "invalid artifact: " + error, false;
@@ -317,6 +357,10 @@ bool decode(const uint8_t *data, uint64_t size, Artifact &a, std::string &error,
 }
 
 } // namespace
+
+bool isCpuTarget(const std::string &target) {
+  return target == "cpu" || target.rfind("cpu:", 0) == 0;
+}
 
 std::vector<uint8_t> serialize(const Artifact &a) {
   std::vector<uint8_t> manifest;

@@ -33,7 +33,7 @@ namespace tessel::format {
 /// Bumped on any incompatible change of the layout or the manifest encoding.
 constexpr uint32_t kFormatVersionMajor = 3;
 /// Bumped on compatible additions (readers accept any minor of their major).
-constexpr uint32_t kFormatVersionMinor = 5;
+constexpr uint32_t kFormatVersionMinor = 6;
 constexpr uint64_t kSectionAlignment = 4096;
 constexpr uint64_t kWeightAlignment = 64;
 /// The longest target name ("cuda:sm_90a", "rocm:gfx90a:xnack-") a section
@@ -336,13 +336,24 @@ struct TargetBinary {
     /// SPIR-V modules for Vulkan, one per kernel (format/SpirvModules.h)
     Spirv = 3,
   };
-  /// "cpu", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "vulkan", ...
+  /// "cpu:x86-64-v3", "cuda:sm_80", "cuda:sm_90", "rocm:gfx90a", "vulkan",
+  /// ... A CPU binary's target is "cpu:" and the variant it was compiled
+  /// for (format 3.6; an artifact may hold several, isCpuTarget), or
+  /// "cpu" (one binary, the only CPU form before 3.6).
   std::string target;
   Format format = Format::ElfSharedObject;
   std::vector<uint8_t> bytes;
   /// Format 3.3: one per kernel (Artifact::kernels), in order.
   std::vector<LaunchConfig> launchConfigs;
+  /// A CPU binary only: the x86-64 extensions its code uses (names of
+  /// CpuFeatures.h, e.g. "avx2"); the CPU driver never runs it on a CPU
+  /// without one, and picks, among the CPU binaries the host can run, the
+  /// one that uses the most (manifest field 9 for "cpu", 15 for "cpu:*").
+  std::vector<std::string> cpuFeatures = {};
 };
+
+/// Whether `target` names a CPU binary: "cpu" or "cpu:<variant>".
+bool isCpuTarget(const std::string &target);
 
 /// The whole artifact.
 struct Artifact {
@@ -362,9 +373,6 @@ struct Artifact {
   /// region, each region but 0 belonging to exactly one control op.
   std::vector<Region> regions;
   std::vector<ControlOp> controlOps;
-  /// x86-64 extensions the "cpu" binary uses (names of CpuFeatures.h, e.g.
-  /// "avx2"); the CPU driver refuses to load it on a CPU without one.
-  std::vector<std::string> cpuFeatures;
   std::vector<uint8_t>
       weights; ///< the weights section (each weight 64-byte aligned)
   /// Set by deserialize: where the weights section starts in the file and its

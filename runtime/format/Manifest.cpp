@@ -25,6 +25,9 @@
 //                                   list<LaunchConfig>)>   there are binaries)
 //   14 | req    kernelParams  list<list<(u32 dtype,       (3.5; whenever
 //                                        u32 rank)>>      there are kernels)
+//   15 | req    cpuVariants   list<(string target,        (3.6; whenever
+//                                   list<string>)>         there is a
+//                                                          "cpu:*" binary)
 //
 //   Signature = string name, u32 dtype, Shape shape, u32 buffer
 //   Buffer    = u32 kind, u32 dtype, Shape shape, u64 weightOffset,
@@ -68,6 +71,12 @@
 // from the launches alone, which is what it is there to check; a manifest
 // without it (format 3.0-3.4) gets legacyKernelParams().
 //
+// Fields 9 and 15 hold the x86-64 features of the CPU binaries: field 9
+// those of the binary named "cpu" (the one CPU binary of formats 3.0-3.5;
+// empty when there is none), field 15 those of each "cpu:<variant>" binary
+// (3.6), one entry per such binary. A runtime that ignored field 15 could
+// run code its CPU lacks the instructions for.
+//
 // The decoder names the element it was reading when the bytes run out.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +113,7 @@ enum Field : uint32_t {
   kControlOps = 12, ///< 3.2
   kLaunchConfigs = 13, ///< 3.3
   kKernelParams = 14,  ///< 3.5
+  kCpuVariants = 15,   ///< 3.6
   kNumFields,
 };
 
@@ -112,7 +122,7 @@ const char *fieldName(uint32_t id) {
       "",           "producer", "modelName", "inputs",       "outputs",
       "buffers",    "kernels",  "plan",      "shapeProgram", "cpuFeatures",
       "hostValues", "regions",  "controlOps", "launchConfigs",
-      "kernelParams"};
+      "kernelParams", "cpuVariants"};
   return id < kNumFields ? names[id] : "unknown";
 }
 
@@ -287,7 +297,8 @@ private:
     case kShapeProgram:
       return shapeProgram(a.shapeProgram);
     case kCpuFeatures:
-      return cpuFeatures(a.cpuFeatures);
+      where = "the CPU features";
+      return strings(extras.cpuFeatures);
     case kHostValues:
       return hostValues(a.hostValues);
     case kRegions:
@@ -299,6 +310,8 @@ private:
       return launchConfigs(extras.launchConfigs.targets);
     case kKernelParams:
       return kernelParams();
+    case kCpuVariants:
+      return cpuVariants(extras.cpuVariants);
     }
     return true;
   }
@@ -454,15 +467,30 @@ private:
     return true;
   }
 
-  bool cpuFeatures(std::vector<std::string> &features) {
+  /// list<string>; `where` names it.
+  bool strings(std::vector<std::string> &out) {
     uint32_t n = 0;
-    where = "the CPU features";
     if (!count(n, /*minBytes=*/4))
       return false;
-    features.resize(n);
+    out.resize(n);
     for (uint32_t i = 0; i < n; ++i)
-      if (!str(features[i]))
+      if (!str(out[i]))
         return false;
+    return true;
+  }
+
+  bool cpuVariants(
+      std::vector<std::pair<std::string, std::vector<std::string>>> &out) {
+    uint32_t n = 0;
+    where = "the CPU variants";
+    if (!count(n, /*minBytes=*/8))
+      return false;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      where = "CPU variant " + std::to_string(i);
+      if (!str(out[i].first) || !strings(out[i].second))
+        return false;
+    }
     return true;
   }
 
@@ -627,10 +655,21 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
       w.string(op.message);
     }
   });
+  auto writeStrings = [&](const std::vector<std::string> &list) {
+    w.u32(static_cast<uint32_t>(list.size()));
+    for (const std::string &s : list)
+      w.string(s);
+  };
+  const TargetBinary *legacyCpu = nullptr;
+  std::vector<const TargetBinary *> cpuVariants;
+  for (const TargetBinary &bin : a.binaries)
+    if (bin.target == "cpu")
+      legacyCpu = &bin;
+    else if (isCpuTarget(bin.target))
+      cpuVariants.push_back(&bin);
   writeField(w, kCpuFeatures, [&] {
-    w.u32(static_cast<uint32_t>(a.cpuFeatures.size()));
-    for (const std::string &feature : a.cpuFeatures)
-      w.string(feature);
+    writeStrings(legacyCpu ? legacyCpu->cpuFeatures
+                           : std::vector<std::string>());
   });
   if (!a.hostValues.empty())
     writeField(w, kHostValues, [&] {
@@ -696,6 +735,14 @@ void encodeManifest(const Artifact &a, std::vector<uint8_t> &out) {
           w.u32(static_cast<uint32_t>(p.dtype));
           w.u32(p.rank);
         }
+      }
+    });
+  if (!cpuVariants.empty())
+    writeField(w, kCpuVariants, [&] {
+      w.u32(static_cast<uint32_t>(cpuVariants.size()));
+      for (const TargetBinary *bin : cpuVariants) {
+        w.string(bin->target.substr(0, kMaxTargetNameLength));
+        writeStrings(bin->cpuFeatures);
       }
     });
 }

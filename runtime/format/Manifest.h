@@ -2,7 +2,7 @@
 //
 // The manifest section holds everything but the weights and the binaries:
 // producer, model name, signatures, buffers, kernels, the plan, the shape
-// program and the CPU features. It is a sequence of tagged fields (u32 tag,
+// program and the CPU binaries' features. It is a sequence of tagged fields (u32 tag,
 // u64 byte length, payload; see Manifest.cpp): a newer minor version adds
 // fields under new tags, which an older reader skips unless the tag marks
 // them required.
@@ -31,6 +31,12 @@ struct LaunchConfigTable {
 /// fields whose absence means an older format (or a manifest cut short).
 struct ManifestExtras {
   LaunchConfigTable launchConfigs;
+  /// Field 9: the features of the binary named "cpu" (empty when there is
+  /// none), which deserialize() gives that binary.
+  std::vector<std::string> cpuFeatures;
+  /// Field 15 (cpuVariants, format 3.6): the features of each binary named
+  /// "cpu:<variant>", by target name.
+  std::vector<std::pair<std::string, std::vector<std::string>>> cpuVariants;
   /// Field 14 (kernelParams, format 3.5) was present and gave each kernel
   /// its params; false for a manifest of format 3.0-3.4.
   bool kernelParams = false;
@@ -45,8 +51,8 @@ void encodeManifest(const Artifact &artifact, std::vector<uint8_t> &out);
 /// fields, missing required fields and payloads not consumed exactly.
 /// Checks the encoding only; validate() checks what it means. Field 13
 /// goes into `extras->launchConfigs` (dropped when null); attaching it to
-/// the binaries is the caller's (deserialize()). Field 14 must have one
-/// entry per kernel.
+/// the binaries is the caller's (deserialize()), as are fields 9 and 15
+/// (the CPU binaries' features). Field 14 must have one entry per kernel.
 bool decodeManifest(const uint8_t *data, uint64_t size, Artifact &artifact,
                     std::string &error, ManifestExtras *extras = nullptr);
 

@@ -53,7 +53,7 @@ public:
            signatures(a.inputs, "input", Buffer::Kind::Input) &&
            signatures(a.outputs, "output", Buffer::Kind::Output) &&
            bindings() && kernels() && plan() && hostValues() && steps() &&
-           detail::checkControlFlow(*this) && cpuFeatures() && binaries();
+           detail::checkControlFlow(*this) && binaries();
   }
 
   bool name(const std::string &what, const std::string &s,
@@ -594,14 +594,6 @@ private:
     return true;
   }
 
-  bool cpuFeatures() {
-    for (const std::string &f : a.cpuFeatures)
-      if (f.empty() || f.size() > 32 || !isPrintable(f))
-        return fail("CPU feature " + quoted(f),
-                    "invalid name (printable, 1 to 32 bytes)");
-    return true;
-  }
-
   bool binaries() {
     std::set<std::string> seen;
     for (const TargetBinary &bin : a.binaries) {
@@ -618,6 +610,19 @@ private:
                         std::to_string(static_cast<uint32_t>(bin.format)));
       if (!seen.insert(bin.target).second)
         return fail(what, "duplicate target");
+      if (!isCpuTarget(bin.target)) {
+        if (!bin.cpuFeatures.empty())
+          return fail(what, "lists CPU features, but is not a CPU binary");
+        continue;
+      }
+      if (bin.target == "cpu:")
+        return fail(what, "empty CPU variant name");
+      if (bin.format != TargetBinary::Format::ElfSharedObject)
+        return fail(what, "a CPU binary that is not an ELF shared object");
+      for (const std::string &f : bin.cpuFeatures)
+        if (f.empty() || f.size() > 32 || !isPrintable(f))
+          return fail(what + ": CPU feature " + quoted(f),
+                      "invalid name (printable, 1 to 32 bytes)");
     }
     return true;
   }

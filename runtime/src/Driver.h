@@ -38,12 +38,22 @@ public:
   /// without workgroups launches nothing.
   virtual Status launch(uint32_t kernel, void **params,
                         const std::vector<int64_t> &work) = 0;
+
+  /// The target of the binary it runs ("cpu:x86-64-v3", "cuda:sm_90").
+  const std::string &target() const { return binaryTarget; }
+
+protected:
+  std::string binaryTarget; ///< set by the driver that loads it
 };
 
 /// How a session wants its executable to run.
 struct ExecutableOptions {
   /// The most threads a CPU launch uses (>= 1); GPUs ignore it.
   unsigned threads = 1;
+  /// The CPU binary to run ("cpu:x86-64-v3"; the "cpu:" may be left out),
+  /// or empty for the one this CPU runs best (selectCpuBinary). GPUs
+  /// ignore it.
+  std::string cpuVariant;
 };
 
 /// One device of a driver. Addresses of device memory are `void *`; they

@@ -59,6 +59,7 @@ Status Session::create(std::shared_ptr<const ArtifactImage> image,
   const format::Artifact &model = s->image->model();
   ExecutableOptions exeOptions;
   exeOptions.threads = s->threadCount;
+  exeOptions.cpuVariant = options.cpuVariant;
   TESSEL_RETURN_IF_ERROR(
       s->device->loadExecutable(model, exeOptions, s->executable));
 

@@ -47,6 +47,9 @@ struct SessionOptions {
   /// The most iterations one run of a Loop takes; 0: the default
   /// (TESSEL_DEFAULT_MAX_LOOP_ITERATIONS).
   uint64_t maxLoopIterations = 0;
+  /// The CPU binary to run (ExecutableOptions::cpuVariant); empty: the
+  /// best this CPU runs.
+  std::string cpuVariant;
 };
 
 class Session {
@@ -84,6 +87,8 @@ public:
   const format::Artifact &model() const { return image->model(); }
   /// The threads CPU launches use (SessionOptions::threads resolved).
   unsigned threads() const { return threadCount; }
+  /// The target of the binary the session runs ("cpu:x86-64-v3").
+  const std::string &target() const { return executable->target(); }
 
 private:
   Session() = default;

@@ -61,6 +61,7 @@ import tempfile
 import time
 import zlib
 
+import cpu_variant
 import gpu_offline as gpu_offline_check
 
 import numpy as np
@@ -366,7 +367,8 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
         return None
 
     tsl = os.path.join(tdir, "model.tsl")
-    target = ["--target", device.split(":")[0]] if device else []
+    target = (["--target", device.split(":")[0]] if device
+              else ["--mcpu", cpu_variant.host_variant()])
     err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl]
                + target + list(compile_args))
     if err:

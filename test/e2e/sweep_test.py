@@ -47,6 +47,7 @@ import shutil
 import subprocess
 import sys
 
+import cpu_variant
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -1326,6 +1327,9 @@ def run_family(name, gen, count, rng, args):
                    "model.tsl"]
     if args.device == "vulkan":
         compile_cmd += ["--target", "vulkan"]
+    else:
+        # The variant this CPU runs (cpu_variant.py): one CPU binary.
+        compile_cmd += ["--mcpu", cpu_variant.host_variant()]
     try:
         _run(compile_cmd, work)
         _run([os.path.join(args.bin_dir, "tessel-run"), "model.tsl", "--device",

@@ -179,9 +179,17 @@ const Case kCases[] = {
      "binary 'cpu': duplicate target"},
     {"EmptyCpuFeature",
      [](Artifact &a) {
-       a.cpuFeatures = {"avx2", ""};
+       a.binaries[0].cpuFeatures = {"avx2", ""};
      },
-     "CPU feature '': invalid name (printable, 1 to 32 bytes)"},
+     "binary 'cpu': CPU feature '': invalid name (printable, 1 to 32 bytes)"},
+    {"CpuVariantNotElf",
+     [](Artifact &a) {
+       test::addBinary(a, "cpu:x86-64-v3", TargetBinary::Format::Ptx, {1});
+     },
+     "binary 'cpu:x86-64-v3': a CPU binary that is not an ELF shared object"},
+    {"EmptyCpuVariantName",
+     [](Artifact &a) { a.binaries[0].target = "cpu:"; },
+     "binary 'cpu:': empty CPU variant name"},
     {"UnknownBinaryFormat",
      [](Artifact &a) {
        a.binaries[0].format = static_cast<TargetBinary::Format>(5);
@@ -659,6 +667,18 @@ TEST(Validation, UsesTheMappedWeightsSizeWhenWeightsAreNotCopied) {
   a.weightsFileSize = 70; // the weight at [64, 72) no longer fits
   EXPECT_FALSE(validate(a, error));
   EXPECT_THAT(error, HasSubstr("outside the weights section (70 bytes)"));
+}
+
+TEST(Validation, OnlyCpuBinariesListCpuFeatures) {
+  // Only a model built in memory can be so (the codec writes features for
+  // CPU binaries only).
+  Artifact a = base();
+  test::addBinary(a, "cuda:sm_90", TargetBinary::Format::Ptx, {1});
+  a.binaries.back().cpuFeatures = {"avx2"};
+  std::string error;
+  EXPECT_FALSE(validate(a, error));
+  EXPECT_EQ(error, "binary 'cuda:sm_90': lists CPU features, but is not a "
+                   "CPU binary");
 }
 
 } // namespace

@@ -1,8 +1,9 @@
-//===- ManifestFieldsTest.cpp - Launch configs and kernel signatures -----===//
+//===- ManifestFieldsTest.cpp - Launch configs, signatures, CPU variants -===//
 //
-// The manifest fields of format 3.3 (launchConfigs, field 13) and 3.5
-// (kernelParams, field 14): round trips, the legacy values an older
-// artifact gets, one entry per binary or kernel, and truncation.
+// The manifest fields of format 3.3 (launchConfigs, field 13), 3.5
+// (kernelParams, field 14) and 3.6 (cpuVariants, field 15, with field 9):
+// round trips, the legacy values an older artifact gets, one entry per
+// binary or kernel, and truncation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -301,6 +302,110 @@ TEST(KernelParams, TruncatedEntriesNameTheKernel) {
   EXPECT_EQ(manifestError(joinFields(cut)),
             "manifest is truncated or corrupt (reading the params of kernel "
             "0)");
+}
+
+// The CPU binaries' features (field 9 for "cpu", format 3.6 field 15 for
+// "cpu:<variant>")
+//===----------------------------------------------------------------------===//
+
+Artifact withCpuVariants() {
+  Artifact a = test::addModel({false, false, false, false});
+  test::addBinary(a, "cpu:x86-64-v4+avx512bf16",
+                  TargetBinary::Format::ElfSharedObject, {1});
+  test::addBinary(a, "cuda:sm_90", TargetBinary::Format::Ptx, {2});
+  test::addBinary(a, "cpu:x86-64-v3", TargetBinary::Format::ElfSharedObject,
+                  {3});
+  a.binaries[0].cpuFeatures = {"avx2", "avx512f", "avx512bf16"};
+  a.binaries[2].cpuFeatures = {"avx2", "fma"};
+  return a;
+}
+
+TEST(CpuVariants, RoundTrip) {
+  std::vector<uint8_t> f = serialize(withCpuVariants());
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  ASSERT_EQ(out.binaries.size(), 3u);
+  EXPECT_EQ(out.binaries[0].cpuFeatures,
+            (std::vector<std::string>{"avx2", "avx512f", "avx512bf16"}));
+  EXPECT_TRUE(out.binaries[1].cpuFeatures.empty());
+  EXPECT_EQ(out.binaries[2].cpuFeatures,
+            (std::vector<std::string>{"avx2", "fma"}));
+}
+
+TEST(CpuVariants, TheBinaryNamedCpuKeepsField9) {
+  // One binary "cpu", as every artifact before 3.6 had: its features are
+  // field 9's, and no field 15 is written, so a 3.5 reader still reads it.
+  Artifact in = test::addModel({false, false, false, false});
+  test::addBinary(in, "cpu", TargetBinary::Format::ElfSharedObject, {1});
+  in.binaries[0].cpuFeatures = {"avx2", "fma"};
+  std::vector<uint8_t> m;
+  encodeManifest(in, m);
+  for (const Field &field : splitFields(m))
+    EXPECT_NE(field.tag, 0x8000000fu);
+  std::vector<uint8_t> f = serialize(in);
+  wr32(f, 12, 5); // format 3.5
+  Artifact out;
+  std::string error;
+  ASSERT_TRUE(deserialize(f.data(), f.size(), out, error)) << error;
+  EXPECT_EQ(out.binaries[0].cpuFeatures, in.binaries[0].cpuFeatures);
+}
+
+/// `f` with the payload of its manifest field `tag` replaced by that field
+/// of `other`'s manifest.
+std::vector<uint8_t> withFieldOf(const std::vector<uint8_t> &f,
+                                 const Artifact &other, uint32_t tag) {
+  size_t e = entry(f, 0);
+  std::vector<Field> fields = splitFields(std::vector<uint8_t>(
+      f.begin() + rd64(f, e + 8), f.begin() + rd64(f, e + 8) + rd64(f, e + 16)));
+  std::vector<uint8_t> m;
+  encodeManifest(other, m);
+  for (const Field &source : splitFields(m))
+    for (Field &field : fields)
+      if (field.tag == tag && source.tag == tag)
+        field.payload = source.payload;
+  return withManifest(f, joinFields(fields));
+}
+
+TEST(CpuVariants, EachVariantHasExactlyOneEntry) {
+  std::vector<uint8_t> f = serialize(withCpuVariants());
+  EXPECT_EQ(decodeError(withoutField(f, 0x8000000fu, 6)),
+            "binary 'cpu:x86-64-v4+avx512bf16' has no entry in manifest "
+            "field 15 (cpuVariants)");
+  // An entry for a binary that is not there.
+  Artifact other = withCpuVariants();
+  other.binaries[2].target = "cpu:x86-64-v2";
+  EXPECT_EQ(decodeError(withFieldOf(f, other, 0x8000000fu)),
+            "manifest field 15 (cpuVariants) names 'cpu:x86-64-v2', which is "
+            "not a binary of a CPU variant");
+  // Two entries for one.
+  other = withCpuVariants();
+  other.binaries[2].target = other.binaries[0].target;
+  EXPECT_EQ(decodeError(withFieldOf(f, other, 0x8000000fu)),
+            "manifest field 15 (cpuVariants) names "
+            "'cpu:x86-64-v4+avx512bf16' twice");
+  // Field 9's features belong to a binary named "cpu".
+  other = withCpuVariants();
+  test::addBinary(other, "cpu", TargetBinary::Format::ElfSharedObject, {4});
+  other.binaries.back().cpuFeatures = {"avx2"};
+  EXPECT_EQ(decodeError(withFieldOf(f, other, 0x80000009u)),
+            "manifest field 9 (cpuFeatures) lists CPU features, but there is "
+            "no binary 'cpu'");
+}
+
+TEST(CpuVariants, TruncatedEntriesNameTheVariant) {
+  std::vector<uint8_t> m;
+  encodeManifest(withCpuVariants(), m);
+  std::vector<Field> fields = splitFields(m);
+  ASSERT_EQ(fields.back().tag, 0x8000000fu);
+  std::vector<Field> cut = fields;
+  cut.back().payload.pop_back();
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading CPU variant 1)");
+  cut = fields;
+  wr32(cut.back().payload, 0, 0x7fffffff);
+  EXPECT_EQ(manifestError(joinFields(cut)),
+            "manifest is truncated or corrupt (reading the CPU variants)");
 }
 
 } // namespace

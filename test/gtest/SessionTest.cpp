@@ -657,16 +657,17 @@ TEST(SessionCreate, NoCpuKernels) {
 TEST(SessionCreate, CpuFeaturesAreChecked) {
   format::Artifact model = test::addModel();
   // SSE4.1 and POPCNT (x86-64-v2): every CPU that builds the tests has them.
-  model.cpuFeatures = {"sse4.1", "popcnt"};
+  std::vector<std::string> &features = model.binaries[0].cpuFeatures;
+  features = {"sse4.1", "popcnt"};
   EXPECT_EQ(createCpuSession(model).code, TESSEL_STATUS_OK);
   // A name the runtime cannot check is an artifact error, not a guess.
-  model.cpuFeatures = {"sse4.1", "quantum-ops"};
+  features = {"sse4.1", "quantum-ops"};
   Result r = createCpuSession(model);
   EXPECT_EQ(r.code, TESSEL_STATUS_INVALID_ARTIFACT);
-  EXPECT_EQ(r.message, "the CPU kernels need the CPU feature 'quantum-ops', "
-                       "which this runtime does not know");
+  EXPECT_EQ(r.message, "the CPU binary 'cpu' needs the CPU feature "
+                       "'quantum-ops', which this runtime does not know");
   // Features this CPU lacks are named (a CPU with both loads the binary).
-  model.cpuFeatures = {"avx512f", "avx512bitalg"};
+  features = {"avx512f", "avx512bitalg"};
   __builtin_cpu_init();
   bool hasAll = __builtin_cpu_supports("avx512f") &&
                 __builtin_cpu_supports("avx512bitalg");
@@ -675,7 +676,7 @@ TEST(SessionCreate, CpuFeaturesAreChecked) {
     EXPECT_EQ(r.code, TESSEL_STATUS_OK);
   } else {
     EXPECT_EQ(r.code, TESSEL_STATUS_UNAVAILABLE);
-    EXPECT_THAT(r.message, HasSubstr("which this CPU lacks"));
+    EXPECT_THAT(r.message, HasSubstr("this CPU lacks x86-64 extensions"));
   }
 }
 

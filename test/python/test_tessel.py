@@ -127,7 +127,8 @@ def test_compile_to_bytes_and_targets(mlp):
     data = tessel.compile(mlp.onnx, targets="cpu", mcpu="x86-64-v3")
     assert isinstance(data, bytes) and len(data) > 0
     session = tessel.Session(data)
-    assert session.targets == ["cpu"]
+    assert session.targets == ["cpu:x86-64-v3"]
+    assert session.binary == "cpu:x86-64-v3"
     assert session.device == "cpu"
     x = mlp.input(4)
     close(session.run({"input": x})["probs"], mlp.expected(x))
@@ -141,7 +142,30 @@ def test_compile_to_bytes_and_targets(mlp):
 def test_compile_cuda_target_is_written(mlp, tmp_path):
     out = tessel.compile(mlp.onnx, str(tmp_path / "multi.tsl"),
                          targets=("cpu", "cuda:sm_80"))
-    assert tessel.Session(out).targets == ["cpu", "cuda:sm_80"]
+    assert tessel.Session(out).targets == [
+        "cpu:x86-64-v4+avx512bf16+avx512vnni", "cpu:x86-64-v3", "cuda:sm_80"]
+
+
+def test_cpu_variants(mlp):
+    """Every CPU variant of the default list that this CPU runs gives the
+    reference's results; one it cannot run is refused with what it lacks."""
+    data = tessel.compile(mlp.onnx)
+    x = mlp.input(3)
+    ran = []
+    for variant in tessel.Session(data).targets:
+        try:
+            session = tessel.Session(data, cpu_variant=variant)
+        except tessel.Error as e:
+            assert "lacks" in str(e), e
+            continue
+        assert session.binary == variant
+        close(session.run({"input": x})["probs"], mlp.expected(x))
+        ran.append(variant)
+    assert "cpu:x86-64-v3" in ran
+    # The default is the variant with the most extensions the host has.
+    assert tessel.Session(data).binary == ran[0]
+    with pytest.raises(tessel.Error, match="no CPU binary 'cpu:znver9'"):
+        tessel.Session(data, cpu_variant="znver9")
 
 
 def test_tensor_infos(mlp_session, models):
@@ -301,7 +325,8 @@ def test_vulkan_device(models, name):
     m = models[name]
     data = tessel.compile(m.onnx, targets=("cpu", "vulkan"))
     session = tessel.Session(data, device="vulkan")
-    assert session.targets == ["cpu", "vulkan"]
+    assert session.targets[-1] == "vulkan"
+    assert session.binary == "vulkan"
     assert session.device.startswith("vulkan:")
     for batch in (1, 3):
         x = m.input(batch, seed=batch)

@@ -42,7 +42,7 @@
 
 static const char *kUsage =
     "usage: tessel-compile MODEL.onnx -o OUT.tsl [--target TARGET]... "
-    "[--mcpu CPU]\n"
+    "[--mcpu CPU,...]\n"
     "       tessel-compile --list-ops\n"
     "       tessel-compile --check-supported MODEL.onnx...\n"
     "\n"
@@ -60,9 +60,12 @@ static const char *kUsage =
     "  --target TARGET    cpu (default), cuda:sm_80, cuda:sm_90, rocm:gfx90a,\n"
     "                     rocm:gfx942, vulkan; repeat for several targets in\n"
     "                     one file\n"
-    "  --mcpu CPU         x86-64 CPU for the cpu target (default x86-64-v3,\n"
-    "                     i.e. AVX2 + FMA; x86-64-v2 for older CPUs, 'native'\n"
-    "                     for this machine)\n"
+    "  --mcpu CPU,...     the x86-64 CPUs the cpu target compiles for, one\n"
+    "                     binary each; the runtime runs the best one the\n"
+    "                     host supports. Each is an LLVM CPU name (x86-64-v2,\n"
+    "                     x86-64-v3, x86-64-v4, znver4, 'native' for this\n"
+    "                     machine) with any '+FEATURE' (avx512bf16, ...).\n"
+    "                     Default: x86-64-v4+avx512bf16+avx512vnni,x86-64-v3\n"
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
     "                     pipeline (each target's lowering passes), llvm,\n"
@@ -374,8 +377,15 @@ int main(int argc, char **argv) {
     } else if (arg == "--cpu-gpu-tiles") {
       options.cpuWithGpuTiles = true;
     } else if (arg == "--mcpu") {
-      if (!value(options.cpu))
+      std::string list;
+      if (!value(list) || list.empty())
         return usageError("--mcpu needs a value");
+      options.cpus.clear();
+      for (size_t begin = 0; begin <= list.size();) {
+        size_t end = std::min(list.find(',', begin), list.size());
+        options.cpus.push_back(list.substr(begin, end - begin));
+        begin = end + 1;
+      }
     } else if (!arg.empty() && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
     } else if (checkMode || input.empty()) {

@@ -1,6 +1,7 @@
 //===- CpuDriver.cpp - The host CPU driver --------------------------------===//
 //
-// Runs kernels compiled to an x86-64 shared object: each kernel K is called
+// Runs kernels compiled to an x86-64 shared object (the artifact's CPU
+// binary this CPU runs best, CpuVariants.h): each kernel K is called
 // through its `K_packed(void **params, const int64_t *workgroup)` wrapper
 // once per workgroup of the launch's grid (its launch config), the
 // workgroups split over the process's thread pool (ThreadPool.h) and the
@@ -13,8 +14,8 @@
 
 #include "Driver.h"
 #include "ThreadPool.h"
+#include "drivers/cpu/CpuVariants.h"
 #include "drivers/cpu/MemoryLibrary.h"
-#include "format/CpuFeatures.h"
 
 #include <algorithm>
 #include <climits>
@@ -30,57 +31,18 @@ namespace {
 /// is harmless under the x86-64 SysV ABI, and they run one workgroup.)
 using PackedKernel = void (*)(void **params, const int64_t *workgroup);
 
-/// Whether this CPU has feature `name` (CpuFeatures.h); `known` is false
-/// for a name this runtime does not know.
-bool hostHas(const std::string &name, bool &known) {
-  known = true;
-#define TESSEL_CHECK_FEATURE(feature)                                          \
-  if (name == feature)                                                         \
-    return __builtin_cpu_supports(feature);
-  TESSEL_X86_FEATURES(TESSEL_CHECK_FEATURE)
-#undef TESSEL_CHECK_FEATURE
-  known = false;
-  return false;
-}
-
-/// UNAVAILABLE, naming every missing feature, when this CPU cannot run code
-/// that needs `features` (instead of a SIGILL in the middle of a run).
-Status checkCpuFeatures(const std::vector<std::string> &features) {
-  __builtin_cpu_init();
-  std::string missing;
-  for (const std::string &f : features) {
-    bool known;
-    bool has = hostHas(f, known);
-    if (!known)
-      return invalidArtifact("the CPU kernels need the CPU feature '" + f +
-                             "', which this runtime does not know");
-    if (!has)
-      missing += (missing.empty() ? "" : ", ") + f;
-  }
-  if (missing.empty())
-    return Status::ok();
-  return unavailable("the CPU kernels were compiled for a CPU with " +
-                     missing + ", which this CPU lacks: compile for it "
-                     "with tessel-compile --mcpu native, or for any "
-                     "x86-64 CPU with --mcpu x86-64-v2");
-}
-
 class CpuExecutable final : public Executable {
 public:
   Status load(const format::Artifact &artifact,
               const ExecutableOptions &options) {
     threads = std::max(1u, options.threads);
     const format::TargetBinary *binary = nullptr;
-    for (const format::TargetBinary &b : artifact.binaries)
-      if (b.target == "cpu")
-        binary = &b;
-    if (!binary)
-      return unavailable("artifact has no kernels for the CPU" +
-                         targetListSuffix(artifact));
+    TESSEL_RETURN_IF_ERROR(selectCpuBinary(artifact, options.cpuVariant,
+                                           hostCpuFeatures(), binary));
     if (binary->format != format::TargetBinary::Format::ElfSharedObject)
       return invalidArtifact("the CPU binary is not an ELF shared object");
-    TESSEL_RETURN_IF_ERROR(checkCpuFeatures(artifact.cpuFeatures));
     TESSEL_RETURN_IF_ERROR(checkScratch(artifact, *binary));
+    binaryTarget = binary->target;
     configs = binary->launchConfigs;
     std::string error;
     if (!library.load(binary->bytes, error))

@@ -70,6 +70,7 @@ public:
     const format::TargetBinary &binary = artifact.binaries[index];
     TESSEL_RETURN_IF_ERROR(checkScratch(artifact, binary));
     configs = binary.launchConfigs;
+    binaryTarget = binary.target;
     // The JIT reads PTX as a NUL-terminated string.
     std::string ptx(binary.bytes.begin(), binary.bytes.end());
     char log[8192] = {0};

@@ -82,6 +82,7 @@ public:
       return invalidArtifact("cannot load the ROCm kernels (" + failures + ")");
     TESSEL_RETURN_IF_ERROR(checkScratch(artifact, *binary));
     configs = binary->launchConfigs;
+    binaryTarget = binary->target;
     for (const format::Kernel &k : artifact.kernels) {
       hipFunction_t fn = nullptr;
       hipError_t r =

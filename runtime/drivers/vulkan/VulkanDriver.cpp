@@ -109,6 +109,7 @@ public:
     if (!format::decodeSpirvModules(binary->bytes, modules, error))
       return invalidArtifact("cannot load the vulkan kernels: " + error);
     configs = binary->launchConfigs;
+    binaryTarget = binary->target;
     kernels = artifact.kernels;
     objects.resize(kernels.size());
     for (size_t k = 0; k < kernels.size(); ++k) {

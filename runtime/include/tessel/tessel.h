@@ -222,13 +222,21 @@ typedef struct tessel_session_options_t {
   /// Added after `threads`: a caller whose struct_size ends before it gets
   /// the default.
   uint64_t max_loop_iterations;
+  /// The CPU binary to run, one of the artifact's CPU targets
+  /// ("cpu:x86-64-v3"; the "cpu:" may be left out). NULL (the default)
+  /// picks, among the CPU binaries this CPU can run, the one whose code
+  /// uses the most x86-64 extensions; a named one this CPU cannot run is
+  /// UNAVAILABLE, naming what it lacks. Sessions on GPUs ignore it.
+  /// Added after `max_loop_iterations`.
+  const char *cpu_variant;
 } tessel_session_options_t;
 
 /// The Loop iteration limit of a session whose options leave it 0.
 #define TESSEL_DEFAULT_MAX_LOOP_ITERATIONS 10000000ull
 
 /// Sets `options` to the defaults (threads 0: the number of cores;
-/// max_loop_iterations 0: TESSEL_DEFAULT_MAX_LOOP_ITERATIONS).
+/// max_loop_iterations 0: TESSEL_DEFAULT_MAX_LOOP_ITERATIONS; cpu_variant
+/// NULL: the best this CPU runs).
 TESSEL_API void tessel_session_options_init(tessel_session_options_t *options);
 
 /// tessel_session_create with `options` (NULL: the defaults).
@@ -237,6 +245,11 @@ TESSEL_API void tessel_session_options_init(tessel_session_options_t *options);
 TESSEL_API tessel_status_t tessel_session_create_with_options(
     tessel_artifact_t *artifact, tessel_device_t *device,
     const tessel_session_options_t *options, tessel_session_t **out_session);
+
+/// The target of the artifact's binary the session runs: "cpu:x86-64-v3",
+/// "cpu:x86-64-v4+avx512bf16+avx512vnni", "cuda:sm_90", ... (for the CPU,
+/// which of its variants). Valid while the session lives.
+TESSEL_API const char *tessel_session_target(const tessel_session_t *session);
 
 /// Copies `data_bytes` bytes of `data` as input `name` with shape
 /// `dims[0..rank)`. Checks the dtype and every dim against the signature and

@@ -128,6 +128,8 @@ public:
     return status;
   }
   tessel_session_t *get() const { return handle.get(); }
+  /// The binary it runs: "cpu:x86-64-v3", "cuda:sm_90", ...
+  std::string target() const { return tessel_session_target(get()); }
 
   Status setInput(const std::string &name, tessel_dtype_t dtype,
                   const std::vector<int64_t> &dims, const void *data,

@@ -16,6 +16,7 @@ void tessel_session_options_init(tessel_session_options_t *options) {
   options->struct_size = sizeof(tessel_session_options_t);
   options->threads = 0;
   options->max_loop_iterations = 0;
+  options->cpu_variant = nullptr;
 }
 
 tessel_status_t
@@ -46,6 +47,11 @@ tessel_session_create_with_options(tessel_artifact_t *artifact,
           offsetof(tessel_session_options_t, max_loop_iterations) +
               sizeof(uint64_t))
         sessionOptions.maxLoopIterations = options->max_loop_iterations;
+      if (options->struct_size >=
+              offsetof(tessel_session_options_t, cpu_variant) +
+                  sizeof(const char *) &&
+          options->cpu_variant)
+        sessionOptions.cpuVariant = options->cpu_variant;
     }
     std::unique_ptr<Session> session;
     TESSEL_RETURN_IF_ERROR(Session::create(artifact->image, device->device,
@@ -63,6 +69,10 @@ tessel_status_t tessel_session_create(tessel_artifact_t *artifact,
 }
 
 void tessel_session_release(tessel_session_t *session) { delete session; }
+
+const char *tessel_session_target(const tessel_session_t *session) {
+  return session ? session->session->target().c_str() : nullptr;
+}
 
 tessel_status_t tessel_session_set_input(tessel_session_t *session,
                                          const char *name, tessel_dtype_t dtype,

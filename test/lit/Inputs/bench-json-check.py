@@ -6,7 +6,7 @@ import sys
 
 REQUIRED = ["p50_ms", "p90_ms", "p99_ms", "mean_ms", "min_ms", "max_ms",
             "throughput_per_s", "iterations", "threads", "device", "batch",
-            "warmup", "total_s", "model"]
+            "warmup", "total_s", "model", "binary"]
 
 lines = (sys.stdin if sys.argv[1] == "-" else open(sys.argv[1])).read().splitlines()
 for line in lines:
@@ -24,6 +24,7 @@ for line in lines:
     assert obj["throughput_per_s"] > 0, obj
     expected = obj["batch"] * obj["iterations"] / obj["total_s"]
     assert abs(obj["throughput_per_s"] - expected) <= 1e-3 * expected, obj
-    print("batch=%d iterations=%d threads=%d device=%s"
-          % (obj["batch"], obj["iterations"], obj["threads"], obj["device"]))
+    print("batch=%d iterations=%d threads=%d device=%s binary=%s"
+          % (obj["batch"], obj["iterations"], obj["threads"], obj["device"],
+             obj["binary"]))
 print("%d configurations" % len(lines))

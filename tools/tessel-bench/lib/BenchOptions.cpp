@@ -41,6 +41,8 @@ Configurations (one result per thread count and batch size)
   -t, --threads N[,N...] run each CPU kernel on up to N threads (default 0:
                          one per core; at most 256 are used); a list measures
                          each count in turn; ignored on GPUs
+      --cpu-variant NAME the artifact's CPU binary to run (cpu:x86-64-v3, or
+                         x86-64-v3; default: the best this CPU supports)
   -b, --batch-sweep B[,B...]
                          measure each batch size B in turn: the leading dim of
                          every input whose leading dim is symbolic is set to
@@ -59,17 +61,19 @@ Timing
 
 Output
   For each configuration, to stdout:
-    batch 4, threads 2, cpu: 100 iterations in 0.53 s
+    batch 4, threads 2, cpu (cpu:x86-64-v3): 100 iterations in 0.53 s
       latency ms: min 5.101 mean 5.302 p50 5.200 p90 5.600 p99 6.012 max 6.100
       throughput: 754.4 inferences/s
   Throughput counts batch items: batch * iterations / timed seconds. The
   batch is the leading dim of the first input whose leading dim is symbolic,
-  1 for models without one. On a terminal a progress line on stderr shows the
+  1 for models without one. The binary in parentheses is the one the session
+  runs: for the CPU, which of the artifact's CPU variants. On a terminal a progress line on stderr shows the
   current configuration (rewritten in place, cleared when it ends).
       --json FILE|-      also write one JSON object per configuration, one per
                          line, to FILE, or with '-' to stdout (the text above
                          then goes to stderr, so stdout holds JSON only); keys:
-                         model, device, batch, threads, warmup, iterations,
+                         model, device, binary, batch, threads, warmup,
+                         iterations,
                          total_s, min_ms, mean_ms, p50_ms, p90_ms, p99_ms,
                          max_ms, throughput_per_s ("threads" is the number a
                          CPU launch uses, after the default and the cap)
@@ -134,6 +138,9 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
       if (out.device.empty())
         return arg.invalid(out.device,
                            "a device (cpu, cuda, cuda:N, hip, hip:N)");
+    } else if (arg.is("--cpu-variant")) {
+      if (!arg.takeValue(out.cpuVariant))
+        return false;
     } else if (arg.is("-t", "--threads")) {
       std::string v;
       std::vector<uint64_t> list;

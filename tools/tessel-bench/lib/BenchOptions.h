@@ -18,6 +18,9 @@ struct Options {
   std::string device = "cpu";
   /// One configuration per value (0: one thread per core).
   std::vector<uint32_t> threads = {0};
+  /// The CPU binary to run (tessel_session_options_t::cpu_variant); empty:
+  /// the best this CPU supports.
+  std::string cpuVariant;
   /// Untimed runs before the timed ones, per configuration.
   uint64_t warmup = 10;
   /// Timed runs per configuration (when seconds is 0).

@@ -283,6 +283,8 @@ public:
       tessel_session_options_t options;
       tessel_session_options_init(&options);
       options.threads = threads;
+      options.cpu_variant =
+          opts.cpuVariant.empty() ? nullptr : opts.cpuVariant.c_str();
       if (Status s = Session::create(artifact, device, options, session); !s)
         return error = fromStatus(s, opts.artifactPath), false;
       for (Config &config : configs) {
@@ -582,10 +584,11 @@ private:
     }
     int64_t batch = config.batch;
     uint32_t usedThreads = isCpu ? cpuThreads(threads) : threads;
-    char head[200];
-    std::snprintf(head, sizeof(head), "batch %lld, threads %u, %s",
+    std::string binary = session.target();
+    char head[300];
+    std::snprintf(head, sizeof(head), "batch %lld, threads %u, %s (%s)",
                   static_cast<long long>(batch), usedThreads,
-                  device.name().c_str());
+                  device.name().c_str(), binary.c_str());
 
     for (uint64_t i = 0; i < opts.warmup; ++i) {
       if (progress.due())
@@ -641,6 +644,7 @@ private:
     std::string json =
         "{\"model\": " + jsonString(opts.artifactPath) +
         ", \"device\": " + jsonString(device.name()) +
+        ", \"binary\": " + jsonString(binary) +
         ", \"batch\": " + std::to_string(batch) +
         ", \"threads\": " + std::to_string(usedThreads) +
         ", \"warmup\": " + std::to_string(opts.warmup) +

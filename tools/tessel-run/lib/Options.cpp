@@ -29,14 +29,17 @@ Runs a compiled Tessel artifact on the given inputs.
   -p, --print            print each output (name, dtype, shape, values)
   -t, --threads N        run each CPU kernel on up to N threads (default 0:
                          one per core; at most 256 are used); ignored on GPUs
+      --cpu-variant NAME the artifact's CPU binary to run (cpu:x86-64-v3, or
+                         x86-64-v3; default: the best this CPU supports)
       --max-loop-iterations N
                          fail a run whose ONNX Loop takes more than N
                          iterations (default 10000000)
       --runs N           after the first run, time N more and print the
                          median, min and max latency
       --profile          time every kernel (the device waits after each) and
-                         print the time per ONNX node, largest first, and
-                         the CPU thread count
+                         print the time per ONNX node, largest first, the
+                         binary that ran (which CPU variant) and the CPU
+                         thread count
       --compare DIR      compare each output with DIR/<output>.npy (as
                          written by --output-dir) and print the errors
       --rtol R, --atol A tolerances of --compare for floats (default 1e-3,
@@ -85,6 +88,9 @@ bool parseOptions(const std::vector<std::string> &args, Options &out,
       if (!tools::parseUnsigned(text, 1000000, v))
         return arg.invalid(text, "a non-negative integer");
       out.threads = static_cast<uint32_t>(v);
+    } else if (arg.is("--cpu-variant")) {
+      if (!arg.takeValue(out.cpuVariant))
+        return false;
     } else if (arg.is("--max-loop-iterations")) {
       std::string text;
       if (!arg.takeValue(text))

@@ -25,6 +25,9 @@ struct Options {
   bool profile = false;
   /// The most threads a CPU launch uses (0: the number of cores).
   uint32_t threads = 0;
+  /// The CPU binary to run (tessel_session_options_t::cpu_variant); empty:
+  /// the best this CPU supports.
+  std::string cpuVariant;
   /// The most iterations of a Loop (0: the runtime's default).
   uint64_t maxLoopIterations = 0;
   /// Compare each output with <compareDir>/<output>.npy.

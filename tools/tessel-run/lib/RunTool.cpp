@@ -142,6 +142,8 @@ private:
     tessel_session_options_init(&options);
     options.threads = opts.threads;
     options.max_loop_iterations = opts.maxLoopIterations;
+    options.cpu_variant =
+        opts.cpuVariant.empty() ? nullptr : opts.cpuVariant.c_str();
     if (Status s = Session::create(artifact, device, options, session); !s)
       return error = fromStatus(s, artifactPath), false;
     return true;
@@ -200,6 +202,7 @@ private:
     if (opts.profile) {
       profile.print(out, static_cast<int>(ms.size()));
       printMemory(session.memoryStats());
+      out << "binary: " << session.target() << "\n";
       if (device.name().rfind("cpu", 0) == 0)
         out << "threads: " << cpuThreads(opts.threads)
             << " per CPU launch\n";
