@@ -181,6 +181,17 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     vulkanMapping = mapping;
   }
 
+  if (options.precision != "fp32" && options.precision != "bf16" &&
+      options.precision != "fp16") {
+    if (options.precision == "int8" || options.precision == "fp8")
+      return emitError(fileLoc)
+             << "--precision " << options.precision
+             << " is not implemented yet (fp32, bf16 and fp16 are)";
+    return emitError(fileLoc) << "--precision: unknown precision '"
+                              << options.precision
+                              << "' (fp32, bf16, fp16, int8, fp8)";
+  }
+
   // The binaries to build: one per target, the cpu target one per CPU
   // variant. Each tiles its own copy; the stages (and so the plan's
   // launches and workspaces) must come out the same for every binary.
@@ -227,6 +238,15 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createFoldBatchNormPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
+  if (options.precision != "fp32") {
+    LowerPrecisionPassOptions precision;
+    precision.precision = options.precision;
+    precision.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
+    precision.lowerNodes.assign(options.lowerNodes.begin(),
+                                options.lowerNodes.end());
+    graphPasses.addPass(createLowerPrecisionPass(precision));
+    graphPasses.addPass(createCanonicalizerPass());
+  }
   graphPasses.addPass(createFormDispatchRegionsPass());
   graphPasses.addPass(createCSEPass());
   if (failed(graphPasses.run(*module)))

@@ -44,6 +44,14 @@ struct CompileOptions {
   /// extensions. Empty: defaultCpuVariants() (codegen/cpu/CpuBackend.h),
   /// AVX-512 with its bf16/int8 dot products, and AVX2.
   std::vector<std::string> cpus;
+  /// The precision of the contractions and the ops that follow them
+  /// (tessel-lower-precision, design.md "Precision lowering"): "fp32"
+  /// (the model's own, the default), "bf16" or "fp16". "int8" and "fp8"
+  /// are named but not implemented yet: an error.
+  std::string precision = "fp32";
+  /// ONNX op types or node names that stay f32 (--keep-fp32), and node
+  /// names that follow a low region (--lower).
+  std::vector<std::string> keepFp32, lowerNodes;
   /// A test aid: the CPU code takes the workgroup tiles (and row-reduction
   /// splits) a GPU target would choose, so that the GPU's tiling and fusion
   /// are checked numerically on the CPU. The launch configs are the CPU's.

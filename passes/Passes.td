@@ -76,4 +76,37 @@ def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
   let dependentDialects = ["::tessel::TesselDialect"];
 }
 
+def LowerPrecisionPass : Pass<"tessel-lower-precision"> {
+  let summary = "Run contractions and what follows them in bf16 or f16";
+  let description = [{
+    Mixed precision (`tessel-compile --precision bf16|fp16`; design.md,
+    "Precision lowering"). Every f32 Conv, MatMul and Gemm computes in the
+    low type with an f32 accumulator (`acc_type`), rounding each sum once.
+    The ops after a contraction follow it into the low type as long as they
+    are precision-neutral (Add, Sub, Mul, Relu, Max, Min, Clip, Sigmoid,
+    Tanh, MaxPool, the data movement ops: Reshape, Transpose, Concat,
+    Slice, Gather, ...): a low region starts at a contraction and ends
+    where a value reaches any other op, which keeps f32. So softmax,
+    normalizations and their statistics, reductions, exp/log/pow, division,
+    casts and every op not listed stay in f32, and an op this pass does not
+    know is never lowered.
+    Casts are placed once per value at a region's boundary: one cast down
+    for an f32 value entering a region (a constant is converted at compile
+    time instead, rounding to nearest even), one cast up for a low value
+    leaving it (the function's results keep their types).
+    `keep-fp32` names ONNX op types ("Softmax", "Gemm") or node names that
+    stay f32, `lower` node names that follow a region even when their kind
+    would not (a contraction of the list always starts one).
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"bf16\"",
+           "the low type: bf16 or fp16">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "ONNX op types or node names that stay f32">,
+    ListOption<"lowerNodes", "lower", "std::string",
+               "ONNX node names that follow a low region">,
+  ];
+  let dependentDialects = ["::tessel::TesselDialect"];
+}
+
 #endif // TESSEL_PASSES_PASSES

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -48,16 +49,6 @@ struct MemRefCopyToLinalgPass
       signalPassFailure();
   }
 };
-struct ExpandBFloat16Pass
-    : tessel::impl::ExpandBFloat16PassBase<ExpandBFloat16Pass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-
 /// `type` with i16 lanes when its lanes are bf16; null otherwise.
 VectorType asI16Lanes(Type type) {
   auto vector = dyn_cast<VectorType>(type);
@@ -65,6 +56,38 @@ VectorType asI16Lanes(Type type) {
     return nullptr;
   return vector.clone(IntegerType::get(type.getContext(), 16));
 }
+
+/// A broadcast of a bf16 scalar moves its bits: an i16 broadcast. (LLVM's
+/// x86 backend below AVX512-BF16 builds a bfloat vector lane by lane
+/// through f32 and __truncsfbf2; the extf that usually follows expands to
+/// integer ops on the same bits, and the two bitcasts fold.)
+struct BroadcastBFloat16AsI16 : OpRewritePattern<vector::BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType lanes = asI16Lanes(op.getType());
+    Type source = op.getSource().getType();
+    if (!lanes || !source.isBF16())
+      return failure();
+    Location loc = op.getLoc();
+    Value bits = arith::BitcastOp::create(
+        rewriter, loc, rewriter.getIntegerType(16), op.getSource());
+    Value wide = vector::BroadcastOp::create(rewriter, loc, lanes, bits);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), wide);
+    return success();
+  }
+};
+
+struct ExpandBFloat16Pass
+    : tessel::impl::ExpandBFloat16PassBase<ExpandBFloat16Pass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    patterns.add<BroadcastBFloat16AsI16>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
 
 struct MaskedStoreAsI16 : OpRewritePattern<LLVM::MaskedStoreOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -100,11 +123,74 @@ struct MaskedLoadAsI16 : OpRewritePattern<LLVM::MaskedLoadOp> {
   }
 };
 
+/// `v` as the same bits in `type` (a no-op when it already is).
+Value bitsAs(PatternRewriter &rewriter, Location loc, Type type, Value v) {
+  return v.getType() == type
+             ? v
+             : LLVM::BitcastOp::create(rewriter, loc, type, v).getResult();
+}
+
+/// Lane moves of bf16 vectors (insertelement, extractelement,
+/// shufflevector: what broadcasts and unrolled transfers become) move i16
+/// lanes, for the reason of the masked moves above.
+struct InsertElementAsI16 : OpRewritePattern<LLVM::InsertElementOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LLVM::InsertElementOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType lanes = asI16Lanes(op.getType());
+    if (!lanes)
+      return failure();
+    Location loc = op.getLoc();
+    Value vector = bitsAs(rewriter, loc, lanes, op.getVector());
+    Value value =
+        bitsAs(rewriter, loc, rewriter.getIntegerType(16), op.getValue());
+    Value inserted = LLVM::InsertElementOp::create(rewriter, loc, vector,
+                                                   value, op.getPosition());
+    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, op.getType(), inserted);
+    return success();
+  }
+};
+
+struct ExtractElementAsI16 : OpRewritePattern<LLVM::ExtractElementOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LLVM::ExtractElementOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType lanes = asI16Lanes(op.getVector().getType());
+    if (!lanes)
+      return failure();
+    Location loc = op.getLoc();
+    Value vector = bitsAs(rewriter, loc, lanes, op.getVector());
+    Value lane =
+        LLVM::ExtractElementOp::create(rewriter, loc, vector, op.getPosition());
+    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, op.getType(), lane);
+    return success();
+  }
+};
+
+struct ShuffleVectorAsI16 : OpRewritePattern<LLVM::ShuffleVectorOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LLVM::ShuffleVectorOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType lanes = asI16Lanes(op.getType());
+    VectorType sourceLanes = asI16Lanes(op.getV1().getType());
+    if (!lanes || !sourceLanes)
+      return failure();
+    Location loc = op.getLoc();
+    Value v1 = bitsAs(rewriter, loc, sourceLanes, op.getV1());
+    Value v2 = bitsAs(rewriter, loc, sourceLanes, op.getV2());
+    Value shuffled =
+        LLVM::ShuffleVectorOp::create(rewriter, loc, v1, v2, op.getMask());
+    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, op.getType(), shuffled);
+    return success();
+  }
+};
+
 struct BFloat16MaskedMemoryPass
     : tessel::impl::BFloat16MaskedMemoryPassBase<BFloat16MaskedMemoryPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MaskedStoreAsI16, MaskedLoadAsI16>(&getContext());
+    patterns.add<MaskedStoreAsI16, MaskedLoadAsI16, InsertElementAsI16,
+                 ExtractElementAsI16, ShuffleVectorAsI16>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -49,15 +49,18 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
 }
 
 def BFloat16MaskedMemoryPass : Pass<"tessel-bf16-masked-memory"> {
-  let summary = "Masked loads and stores of bf16 vectors move i16 lanes";
+  let summary = "Masked moves and lane moves of bf16 vectors use i16 lanes";
   let description = [{
     LLVM's x86 backend has no masked move of bf16 lanes below AVX512-BF16:
     it scalarizes llvm.intr.masked.load/store of a bf16 vector, and each
     lane goes through f32 and back with a call to compiler-rt's
     __truncsfbf2, which the kernels' shared object does not link. The bits
     are all a masked move needs, so the vector is bitcast to i16 lanes
-    around it. Runs after convert-vector-to-llvm (the intrinsics exist
-    only from there on).
+    around it. The same holds for insertelement, extractelement and
+    shufflevector of bf16 lanes (broadcasts and unrolled transfers of bf16
+    operands, as mixed-precision contractions read them), which the
+    backend builds lane by lane through f32. Runs after
+    convert-vector-to-llvm (the intrinsics exist only from there on).
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -48,7 +48,10 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       std::to_string(vectorBits) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
-      " convert-scf-to-cf, tessel-expand-math,"
+      " convert-scf-to-cf,"
+      // Math on bf16 and f16 (a tanh after a low-precision contraction)
+      // is computed in f32, like the arithmetic below.
+      " math-extend-to-supported-types{target-type=f32}, tessel-expand-math,"
       // Arithmetic on bf16 (a Relu's maximum, a compare) is done in f32, so
       // that LLVM does not promote it and round back through a runtime
       // library call (__truncsfbf2) the kernels cannot link; the

@@ -66,6 +66,12 @@ static const char *kUsage =
     "                     x86-64-v3, x86-64-v4, znver4, 'native' for this\n"
     "                     machine) with any '+FEATURE' (avx512bf16, ...).\n"
     "                     Default: x86-64-v4+avx512bf16+avx512vnni,x86-64-v3\n"
+    "  --precision P      fp32 (default: the model's own), bf16 or fp16: Conv,\n"
+    "                     MatMul and Gemm compute in P with f32 sums, and the\n"
+    "                     precision-neutral ops after them follow; softmax,\n"
+    "                     normalizations, reductions, exp/log/pow stay f32\n"
+    "  --keep-fp32 X,...  ONNX op types or node names that stay f32\n"
+    "  --lower NODE,...   ONNX nodes that follow a low region anyway\n"
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
     "                     pipeline (each target's lowering passes), llvm,\n"
@@ -95,6 +101,18 @@ static const char *kUsage =
     "its current stage there, on one line that is cleared at the end.\n";
 
 using Clock = std::chrono::steady_clock;
+
+/// "a,b,,c" -> {"a", "b", "", "c"} (an empty item is the option's to
+/// reject).
+static std::vector<std::string> splitList(const std::string &list) {
+  std::vector<std::string> items;
+  for (size_t begin = 0; begin <= list.size();) {
+    size_t end = std::min(list.find(',', begin), list.size());
+    items.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return items;
+}
 
 static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -376,16 +394,21 @@ int main(int argc, char **argv) {
         return usageError("--gpu-mapping-of needs a target");
     } else if (arg == "--cpu-gpu-tiles") {
       options.cpuWithGpuTiles = true;
+    } else if (arg == "--precision") {
+      if (!value(options.precision))
+        return usageError("--precision needs a value");
+    } else if (arg == "--keep-fp32" || arg == "--lower") {
+      std::string list;
+      if (!value(list) || list.empty())
+        return usageError(arg + " needs a value");
+      auto &names = arg == "--lower" ? options.lowerNodes : options.keepFp32;
+      for (std::string &name : splitList(list))
+        names.push_back(std::move(name));
     } else if (arg == "--mcpu") {
       std::string list;
       if (!value(list) || list.empty())
         return usageError("--mcpu needs a value");
-      options.cpus.clear();
-      for (size_t begin = 0; begin <= list.size();) {
-        size_t end = std::min(list.find(',', begin), list.size());
-        options.cpus.push_back(list.substr(begin, end - begin));
-        begin = end + 1;
-      }
+      options.cpus = splitList(list);
     } else if (!arg.empty() && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
     } else if (checkMode || input.empty()) {

@@ -1,0 +1,203 @@
+//===- LowerPrecision.cpp - Contractions and their epilogues in bf16/f16 --===//
+//
+// See Passes.td and docs/design.md, "Precision lowering".
+//
+// Ops are visited in order (outer before nested), so an op's operands have
+// their final types when it is decided. Each op is one of
+//   * a contraction (Conv, MatMul, Gemm on f32): lowered, a region starts;
+//   * a follower (precision-neutral elementwise and data movement ops):
+//     lowered when one of its f32 operands already is, so a region grows
+//     along the values a contraction produces;
+//   * anything else: kept in f32, its low operands cast back up.
+// Only values this pass lowered are ever cast back, so tensors a model
+// holds in bf16 or f16 itself are left as they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_LOWERPRECISIONPASS
+#include "passes/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+enum class Role { Contraction, Follower, Kept };
+
+/// The role of `op` by its kind (names of the graph dialect's ops, so that
+/// an op added to the dialect is kept in f32 until it is listed here).
+Role roleOf(Operation *op) {
+  if (isa<MatMulOp, GemmOp, ConvOp>(op))
+    return Role::Contraction;
+  static const llvm::StringSet<> followers = {
+      // Elementwise ops whose result is as exact in the low type as their
+      // operands (no growth of rounding error beyond one rounding).
+      "tessel.add", "tessel.sub", "tessel.mul", "tessel.neg", "tessel.abs",
+      "tessel.relu", "tessel.leaky_relu", "tessel.max", "tessel.min",
+      "tessel.clip", "tessel.sigmoid", "tessel.hard_sigmoid", "tessel.tanh",
+      "tessel.where", "tessel.identity",
+      // Max pooling picks a value; data movement moves them.
+      "tessel.max_pool", "tessel.reshape", "tessel.transpose",
+      "tessel.concat", "tessel.slice", "tessel.split", "tessel.squeeze",
+      "tessel.unsqueeze", "tessel.expand", "tessel.gather",
+      "tessel.gather_elements"};
+  return followers.contains(op->getName().getStringRef()) ? Role::Follower
+                                                          : Role::Kept;
+}
+
+bool isF32Tensor(Type t) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  return ranked && ranked.getElementType().isF32();
+}
+
+struct LowerPrecisionPass
+    : tessel::impl::LowerPrecisionPassBase<LowerPrecisionPass> {
+  using LowerPrecisionPassBase::LowerPrecisionPassBase;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    if (precision == "bf16")
+      low = BFloat16Type::get(ctx);
+    else if (precision == "fp16")
+      low = Float16Type::get(ctx);
+    else {
+      getOperation()->emitError("tessel-lower-precision: unknown precision '")
+          << precision << "' (bf16 or fp16)";
+      return signalPassFailure();
+    }
+    for (const std::string &name : keepFp32)
+      kept.insert(name);
+    for (const std::string &name : lowerNodes)
+      forced.insert(name);
+    // The walk may reach the casts and constants it inserts after an op
+    // it visited: those are the pass's own, never decided again.
+    bool error = false;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!error && !created.contains(op) && !isa<ConstantOp>(op))
+        error = visit(op);
+    });
+    if (error)
+      return signalPassFailure();
+  }
+
+private:
+  /// Decides `op` and rewrites its operands and results; true on an error.
+  bool visit(Operation *op) {
+    std::string node, opType;
+    onnxNodeOf(op->getLoc(), node, opType);
+    bool keep = kept.contains(node) || kept.contains(opType);
+    Role role = roleOf(op);
+    bool lowers = false;
+    if (!keep && role != Role::Kept) {
+      bool lowOperand = llvm::any_of(op->getOperands(), [&](Value v) {
+        return lowered.contains(v);
+      });
+      bool f32Result = llvm::any_of(op->getResultTypes(), isF32Tensor);
+      lowers = f32Result && (role == Role::Contraction || lowOperand ||
+                             forced.contains(node));
+    }
+    if (!lowers) {
+      // Kept: what enters it from a low region goes back to f32.
+      for (OpOperand &use : op->getOpOperands())
+        if (lowered.contains(use.get()))
+          use.set(upcast(use.get()));
+      return false;
+    }
+    for (OpOperand &use : op->getOpOperands())
+      if (isF32Tensor(use.get().getType()))
+        use.set(downcast(use.get(), op->getLoc()));
+    for (OpResult result : op->getResults())
+      if (isF32Tensor(result.getType())) {
+        result.setType(
+            cast<RankedTensorType>(result.getType()).clone(low));
+        lowered.insert(result);
+      }
+    // The op contract's accumulator: f32 for bf16 and f16.
+    Type f32 = Float32Type::get(op->getContext());
+    if (auto m = dyn_cast<MatMulOp>(op))
+      m.setAccTypeAttr(TypeAttr::get(f32));
+    else if (auto g = dyn_cast<GemmOp>(op))
+      g.setAccTypeAttr(TypeAttr::get(f32));
+    else if (auto c = dyn_cast<ConvOp>(op))
+      c.setAccTypeAttr(TypeAttr::get(f32));
+    if (failed(verify(op, /*verifyRecursively=*/false))) {
+      op->emitError("internal compiler error: lowering this op to ")
+          << low << " broke its contract";
+      return true;
+    }
+    return false;
+  }
+
+  /// `v` (f32) in the low type: a constant converted at compile time, else
+  /// one cast after its definition, shared by every user (located at the
+  /// first, `loc`: the node it feeds).
+  Value downcast(Value v, Location loc) {
+    auto [it, inserted] = down.try_emplace(v, Value());
+    if (!inserted)
+      return it->second;
+    auto type = cast<RankedTensorType>(v.getType()).clone(low);
+    OpBuilder b(v.getContext());
+    if (auto constant = v.getDefiningOp<ConstantOp>()) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+        const llvm::fltSemantics &sem = cast<FloatType>(low).getFloatSemantics();
+        b.setInsertionPointAfter(constant);
+        DenseElementsAttr converted =
+            dense.mapValues(low, [&](const APFloat &x) {
+              APFloat y = x;
+              bool lost;
+              y.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+              return y.bitcastToAPInt();
+            });
+        it->second = ConstantOp::create(b, constant.getLoc(), converted);
+        created.insert(it->second.getDefiningOp());
+        return it->second;
+      }
+    }
+    setAfterDefinition(b, v);
+    it->second = CastOp::create(b, loc, type, v, false, false);
+    created.insert(it->second.getDefiningOp());
+    return it->second;
+  }
+
+  /// `v` (lowered here) back in f32: one cast after its definition.
+  Value upcast(Value v) {
+    auto [it, inserted] = up.try_emplace(v, Value());
+    if (!inserted)
+      return it->second;
+    OpBuilder b(v.getContext());
+    setAfterDefinition(b, v);
+    auto type = cast<RankedTensorType>(v.getType())
+                    .clone(Float32Type::get(v.getContext()));
+    it->second = CastOp::create(b, v.getLoc(), type, v, false, false);
+    created.insert(it->second.getDefiningOp());
+    return it->second;
+  }
+
+  static void setAfterDefinition(OpBuilder &b, Value v) {
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+  }
+
+  Type low;
+  llvm::StringSet<> kept, forced;
+  llvm::DenseSet<Value> lowered;
+  llvm::DenseMap<Value, Value> down, up;
+  llvm::DenseSet<Operation *> created;
+};
+
+} // namespace

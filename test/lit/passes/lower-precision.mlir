@@ -1,0 +1,62 @@
+// --tessel-lower-precision: contractions compute in bf16 (or f16) with an
+// f32 accumulator, the precision-neutral ops after them follow, and every
+// other op stays f32. Constants are converted at compile time (round to
+// nearest even); one cast per value enters or leaves a low region; the
+// function's results keep their types.
+// RUN: tessel-opt %s --split-input-file --tessel-lower-precision | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-lower-precision=precision=fp16 | FileCheck %s --check-prefix=F16
+// RUN: tessel-opt %s --split-input-file --tessel-lower-precision="keep-fp32=MatMul" | FileCheck %s --check-prefix=KEEP
+// RUN: tessel-opt %s --split-input-file --tessel-lower-precision="keep-fp32=mm2" | FileCheck %s --check-prefix=NODE
+// RUN: not tessel-opt %s --split-input-file --tessel-lower-precision=precision=fp12 2>&1 | FileCheck %s --check-prefix=BAD
+
+// 1 + 2^-8 is halfway between the bf16 values 1 and 1 + 2^-7 (to even: 1);
+// 1 + 3 * 2^-8 rounds up to 1 + 2^-6. f16 holds both exactly.
+// CHECK-LABEL: func.func @mlp
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[}}1.000000e+00, 1.015630e+00], [-2.000000e+00, 5.000000e-01]]> : tensor<2x2xbf16>
+// CHECK-DAG:     %[[B:.+]] = tessel.constant dense<2.500000e-01> : tensor<2xbf16>
+// CHECK-DAG:     %[[X:.+]] = tessel.cast %arg0 : (tensor<?x2xf32>) -> tensor<?x2xbf16>
+// CHECK:         %[[M:.+]] = tessel.matmul %[[X]], %[[W]] {acc_type = f32} : (tensor<?x2xbf16>, tensor<2x2xbf16>) -> tensor<?x2xbf16>
+// CHECK:         %[[A:.+]] = tessel.add %[[M]], %[[B]] : (tensor<?x2xbf16>, tensor<2xbf16>) -> tensor<?x2xbf16>
+// CHECK:         %[[R:.+]] = tessel.relu %[[A]] : tensor<?x2xbf16>
+// CHECK:         %[[UP:.+]] = tessel.cast %[[R]] : (tensor<?x2xbf16>) -> tensor<?x2xf32>
+// CHECK:         %[[S:.+]] = tessel.softmax %[[UP]] {axis = 1 : i64} : tensor<?x2xf32>
+// CHECK:         return %[[S]], %[[UP]] : tensor<?x2xf32>, tensor<?x2xf32>
+// F16-LABEL: func.func @mlp
+// F16-DAG:     tessel.constant dense<{{\[\[}}1.003910e+00, 1.011720e+00], [-2.000000e+00, 5.000000e-01]]> : tensor<2x2xf16>
+// F16:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = f32} : (tensor<?x2xf16>, tensor<2x2xf16>) -> tensor<?x2xf16>
+// KEEP-LABEL: func.func @mlp
+// KEEP-NOT:   bf16
+func.func @mlp(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %w = tessel.constant dense<[[1.00390625, 1.01171875], [-2.0, 0.5]]> : tensor<2x2xf32> loc("w"("Constant"("m.onnx":0:0)))
+  %b = tessel.constant dense<0.25> : tensor<2xf32>
+  %m = tessel.matmul %x, %w : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32> loc("mm"("MatMul"("m.onnx":0:0)))
+  %a = tessel.add %m, %b : (tensor<?x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  %r = tessel.relu %a : tensor<?x2xf32>
+  %s = tessel.softmax %r {axis = 1 : i64} : tensor<?x2xf32>
+  return %s, %r : tensor<?x2xf32>, tensor<?x2xf32>
+}
+
+// -----
+
+// An f32 value entering two low regions is cast down once; an op between
+// f32 values does not start a region; a reduction ends one.
+// CHECK-LABEL: func.func @shared_input
+// CHECK:         %[[X:.+]] = tessel.cast %arg0 : (tensor<4x3xf32>) -> tensor<4x3xbf16>
+// CHECK-NOT:     tessel.cast %arg0
+// CHECK:         tessel.matmul %[[X]], %{{.+}} {acc_type = f32}
+// CHECK:         tessel.matmul %[[X]], %{{.+}} {acc_type = f32}
+// CHECK:         tessel.cast %{{.+}} : (tensor<4x3xbf16>) -> tensor<4x3xf32>
+// CHECK:         tessel.reduce_sum %{{.+}} {{{.*}}} : (tensor<4x3xf32>) -> tensor<4x1xf32>
+// CHECK:         tessel.add %arg0, %arg0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// NODE-LABEL: func.func @shared_input
+// NODE:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = f32} : (tensor<4x3xbf16>, tensor<3x3xbf16>) -> tensor<4x3xbf16>
+// NODE:         tessel.matmul %arg0, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+func.func @shared_input(%x: tensor<4x3xf32>, %w: tensor<3x3xf32>) -> (tensor<4x1xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %a = tessel.matmul %x, %w : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32> loc("mm1"("MatMul"("m.onnx":0:0)))
+  %b = tessel.matmul %x, %w : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32> loc("mm2"("MatMul"("m.onnx":0:0)))
+  %s = tessel.reduce_sum %a {acc_type = f32, axes = array<i64: 1>, keepdims = true} : (tensor<4x3xf32>) -> tensor<4x1xf32>
+  %c = tessel.add %x, %x : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %s, %b, %c : tensor<4x1xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// BAD: tessel-lower-precision: unknown precision 'fp12' (bf16 or fp16)
