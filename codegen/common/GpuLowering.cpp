@@ -28,7 +28,10 @@ void tessel::buildGpuStagePipeline(OpPassManager &pm,
 void tessel::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuTarget &target) {
   // Parallel loops around sequential reductions: one work item per thread.
+  // Math on bf16 and f16 computes in f32 (no device library has it, and
+  // the f32 expansions are the ones the targets check).
   addBuiltinPipeline(pm, "func.func(convert-linalg-to-parallel-loops),"
+                  " math-extend-to-supported-types{target-type=f32},"
                   " tessel-map-stages-to-gpu{threads=" +
                       std::to_string(target.mapping().threads) + "}");
   target.addLoweringPasses(pm);

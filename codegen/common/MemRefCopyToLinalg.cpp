@@ -80,10 +80,12 @@ struct BroadcastBFloat16AsI16 : OpRewritePattern<vector::BroadcastOp> {
 
 struct ExpandBFloat16Pass
     : tessel::impl::ExpandBFloat16PassBase<ExpandBFloat16Pass> {
+  using ExpandBFloat16PassBase::ExpandBFloat16PassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    patterns.add<BroadcastBFloat16AsI16>(&getContext());
+    if (broadcastAsI16)
+      patterns.add<BroadcastBFloat16AsI16>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -45,7 +45,14 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
     object does not link. Only those conversions change (arith-expand would
     also rewrite maximumf into compares, losing vmaxps).
   }];
-  let dependentDialects = ["mlir::arith::ArithDialect"];
+  let options = [
+    Option<"broadcastAsI16", "broadcast-as-i16", "bool", "false",
+           "broadcasts of bf16 scalars as i16 ones (the CPU, whose backend "
+           "builds bf16 vectors through f32; the SPIR-V conversion stores "
+           "bf16 in its own way)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def BFloat16MaskedMemoryPass : Pass<"tessel-bf16-masked-memory"> {
