@@ -44,7 +44,7 @@ PACKAGES = cmake ninja-build ccache g++ python3 \
   libprotobuf-dev protobuf-compiler libonnx-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libamdhip64-dev rocm-device-libs \
-  python3-numpy python3-onnx python3-dev python3-pytest pybind11-dev pkg-config \
+  python3-numpy python3-onnx python3-sklearn python3-dev python3-pytest pybind11-dev pkg-config \
   libvulkan-dev mesa-vulkan-drivers spirv-tools glslang-tools
 
 .PHONY: deps build demo test test-sanitize test-models test-models-zoo install clean

@@ -103,14 +103,41 @@ struct LowerMaxPool : OpRewritePattern<MaxPoolOp> {
     Value lowest = lowestValue(rewriter, loc, element, isUnsigned);
     Value input = padSpatial(rewriter, loc, op.getInput(), w->pads, lowest);
     Value empty = emptyResult(rewriter, op); // N and C from the input
-    Value init =
-        linalg::FillOp::create(rewriter, loc, lowest, empty).getResult(0);
+    // bf16 and f16 maxima are kept in f32 while the window is scanned (a
+    // running maximum is a loop-carried vector, and the CPU has no bf16
+    // vector registers below AVX512-BF16): exact, since the maximum is one
+    // of the inputs, and rounded back exactly.
+    bool narrow = isa<BFloat16Type, Float16Type>(element);
+    Type acc = narrow ? rewriter.getF32Type() : element;
+    Value accEmpty =
+        narrow ? tensor::EmptyOp::create(
+                     rewriter, loc, tensor::getMixedSizes(rewriter, loc, empty),
+                     acc)
+                     .getResult()
+               : empty;
+    Value init = linalg::FillOp::create(
+                     rewriter, loc, lowestValue(rewriter, loc, acc, isUnsigned),
+                     accEmpty)
+                     .getResult(0);
     int64_t spatial = type.getRank() - 2;
-    Value result = generic(rewriter, loc, {input, w->window}, init, w->maps,
-                           iterators(type.getRank(), spatial),
-                           [&](OpBuilder &b, Location l, ValueRange a) {
-                             yield(b, l, maximum(b, l, a[0], a[2], isUnsigned));
-                           });
+    Value result = generic(
+        rewriter, loc, {input, w->window}, init, w->maps,
+        iterators(type.getRank(), spatial),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = narrow ? arith::ExtFOp::create(b, l, acc, a[0]).getResult()
+                           : a[0];
+          yield(b, l, maximum(b, l, x, a[2], isUnsigned));
+        });
+    if (narrow) {
+      auto id = AffineMap::getMultiDimIdentityMap(type.getRank(),
+                                                  op.getContext());
+      result = generic(rewriter, loc, result, empty, {id, id},
+                       iterators(type.getRank()),
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         yield(b, l, arith::TruncFOp::create(b, l, element,
+                                                             a[0]));
+                       });
+    }
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -33,6 +33,9 @@ suite models "$PY" "$HERE/models_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK
 suite bad-input bash "$HERE/bad_input_test.sh" "$BIN_DIR" "$WORK/bad-input"
 suite int-div "$PY" "$HERE/int_div_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/int-div"
 suite sweep "$PY" "$HERE/sweep_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/sweep"
+# Trained digits classifiers at --precision fp32/bf16/fp16: top-1 on a
+# held-out test set within 0.5 points of fp32.
+suite precision "$PY" "$HERE/precision_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/precision"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests" -j "$JOBS" --conformance-md "$WORK/conformance.md"
 # The GPU targets' tiling (block tiles, fusion, row reductions split over

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Accuracy of the precision passes on trained models.
+
+    /usr/bin/python3 test/e2e/precision_test.py --work-dir DIR [--bin-dir build/bin]
+        [--table FILE.md]
+
+Trains the digits MLP and CNN (scripts/digits_models.py: real images, a
+held-out test set of 500), compiles each with tessel-compile --precision
+fp32, bf16 and fp16, runs the test set, and prints one table row per model
+and precision: top-1 accuracy, its change against Tessel's fp32, and the
+relative L2 error of the logits against fp32. A case fails when
+
+  * fp32 top-1 differs from numpy's float64 model (the export is wrong), or
+  * a lowered precision's top-1 drops more than 0.5 points below fp32, or
+    its logits' relative L2 error exceeds 2e-2 (bf16) or 2e-3 (fp16).
+
+Random weights say little about quantization error; these models are
+trained, so the numbers are what a user would see. int8 and fp8 rows are
+added with their passes (issue 21).
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import cpu_variant  # noqa: E402
+
+PRECISIONS = ("fp32", "bf16", "fp16")
+# The largest relative L2 error of the logits against fp32 (bf16 keeps 8
+# bits of mantissa, fp16 11) and the largest drop of top-1, in points.
+MAX_REL_L2 = {"bf16": 2e-2, "fp16": 2e-3}
+MAX_TOP1_DROP = 0.5
+MODELS = (("digits_mlp", "x", "x"), ("digits_cnn", "image", "image"))
+
+
+def run(cmd, cwd=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd[:2]), p.returncode,
+                                                p.stderr.decode("utf-8", "replace").strip()))
+
+
+def logits_of(bin_dir, work, model, precision, input_name, data):
+    tsl = os.path.join(work, "%s-%s.tsl" % (model, precision))
+    out = os.path.join(work, "%s-%s" % (model, precision))
+    run([os.path.join(bin_dir, "tessel-compile"), os.path.join(work, model + ".onnx"),
+         "-o", tsl, "--precision", precision, "--mcpu", cpu_variant.host_variant()])
+    run([os.path.join(bin_dir, "tessel-run"), tsl, "--input",
+         "%s=%s" % (input_name, os.path.join(work, "test_%s.npy" % data)), "-o", out])
+    return np.load(os.path.join(out, "logits.npy"))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--table", help="also write the table (markdown) to this file")
+    args = ap.parse_args(argv)
+    work = os.path.abspath(args.work_dir)
+    os.makedirs(work, exist_ok=True)
+    run(["/usr/bin/python3", os.path.join(REPO, "scripts", "digits_models.py"), work])
+    reference = dict(line.split() for line in open(os.path.join(work, "train_accuracy.txt")))
+    labels = np.load(os.path.join(work, "test_y.npy"))
+
+    rows = ["| model | precision | top-1 (%) | change (points) | logits rel. L2 vs fp32 | |",
+            "|---|---|---:|---:|---:|---|"]
+    passed = failed = 0
+    for model, input_name, data in MODELS:
+        fp32 = None
+        for precision in PRECISIONS:
+            problem = ""
+            try:
+                logits = logits_of(args.bin_dir, work, model, precision, input_name, data)
+            except RuntimeError as e:
+                failed += 1
+                rows.append("| %s | %s | | | | FAIL: %s |" % (model, precision, e))
+                continue
+            top1 = 100.0 * float((logits.argmax(1) == labels).mean())
+            if precision == "fp32":
+                fp32 = (logits, top1)
+                numpy_top1 = 100.0 * float(reference[model])
+                if abs(top1 - numpy_top1) > 0.2:
+                    problem = "numpy's float64 model: %.2f %%" % numpy_top1
+                change, rel = "", ""
+            else:
+                drop = fp32[1] - top1
+                err = float(np.linalg.norm(logits - fp32[0]) / np.linalg.norm(fp32[0]))
+                change, rel = "%+.1f" % -drop, "%.1e" % err
+                if drop > MAX_TOP1_DROP:
+                    problem = "top-1 drops more than %.1f points" % MAX_TOP1_DROP
+                elif err > MAX_REL_L2[precision]:
+                    problem = "relative L2 above %.0e" % MAX_REL_L2[precision]
+            if problem:
+                failed += 1
+            else:
+                passed += 1
+            rows.append("| %s | %s | %.1f | %s | %s | %s |"
+                        % (model, precision, top1, change, rel,
+                           "FAIL: " + problem if problem else "ok"))
+    table = "\n".join(rows)
+    print(table)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(table + "\n")
+    print("precision: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
