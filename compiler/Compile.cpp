@@ -238,6 +238,8 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createFoldBatchNormPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
+  if (options.observeContractions)
+    graphPasses.addPass(createObserveContractionsPass());
   if (options.precision != "fp32") {
     LowerPrecisionPassOptions precision;
     precision.precision = options.precision;

@@ -52,6 +52,10 @@ struct CompileOptions {
   /// ONNX op types or node names that stay f32 (--keep-fp32), and node
   /// names that follow a low region (--lower).
   std::vector<std::string> keepFp32, lowerNodes;
+  /// Return every contraction's result as an extra output
+  /// "tessel.observe:<node>" (tessel-observe-contractions): what
+  /// calibration and the precision report read.
+  bool observeContractions = false;
   /// A test aid: the CPU code takes the workgroup tiles (and row-reduction
   /// splits) a GPU target would choose, so that the GPU's tiling and fusion
   /// are checked numerically on the CPU. The launch configs are the CPU's.

@@ -109,4 +109,21 @@ def LowerPrecisionPass : Pass<"tessel-lower-precision"> {
   let dependentDialects = ["::tessel::TesselDialect"];
 }
 
+def ObserveContractionsPass : Pass<"tessel-observe-contractions", "::mlir::ModuleOp"> {
+  let summary = "Return every contraction's result as an extra model output";
+  let description = [{
+    The observers of calibration and of the precision report
+    (design.md section 8): every f32 Conv, MatMul and Gemm in the body of
+    `main` (not in a control op's regions) gets its result returned as an
+    extra output named `tessel.observe:<ONNX node>` (a suffix `#2`, `#3`
+    for a node seen before), after the model's own outputs, so that the
+    runtime, running the artifact on calibration data, reports each
+    layer's values. Runs after the graph passes that fold producers into
+    contractions (BatchNormalization), since an observed value has one
+    more user, and before tessel-lower-precision, which then casts the
+    observed low-precision values back to f32 like any result.
+  }];
+  let dependentDialects = ["::tessel::TesselDialect"];
+}
+
 #endif // TESSEL_PASSES_PASSES

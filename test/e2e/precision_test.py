@@ -12,7 +12,10 @@ relative L2 error of the logits against fp32. A case fails when
 
   * fp32 top-1 differs from numpy's float64 model (the export is wrong), or
   * a lowered precision's top-1 drops more than 0.5 points below fp32, or
-    its logits' relative L2 error exceeds 2e-2 (bf16) or 2e-3 (fp16).
+    its logits' relative L2 error exceeds 2e-2 (bf16) or 2e-3 (fp16), or
+  * the accuracy budget (bf16 with --accuracy-budget 2.5e-3 on the
+    calibration set) does not hold on the calibration set when checked
+    here, from the artifact it produced.
 
 Random weights say little about quantization error; these models are
 trained, so the numbers are what a user would see. int8 and fp8 rows are
@@ -45,14 +48,50 @@ def run(cmd, cwd=None):
                                                 p.stderr.decode("utf-8", "replace").strip()))
 
 
-def logits_of(bin_dir, work, model, precision, input_name, data):
-    tsl = os.path.join(work, "%s-%s.tsl" % (model, precision))
-    out = os.path.join(work, "%s-%s" % (model, precision))
+BUDGET = 2.5e-3
+
+
+def compile_model(bin_dir, work, model, precision, tag, extra=()):
+    tsl = os.path.join(work, "%s-%s.tsl" % (model, tag))
     run([os.path.join(bin_dir, "tessel-compile"), os.path.join(work, model + ".onnx"),
-         "-o", tsl, "--precision", precision, "--mcpu", cpu_variant.host_variant()])
+         "-o", tsl, "--precision", precision, "--mcpu", cpu_variant.host_variant()]
+        + list(extra))
+    return tsl
+
+
+def run_model(bin_dir, work, tsl, input_name, data, split="test"):
+    out = tsl[:-4] + "-" + split
     run([os.path.join(bin_dir, "tessel-run"), tsl, "--input",
-         "%s=%s" % (input_name, os.path.join(work, "test_%s.npy" % data)), "-o", out])
+         "%s=%s" % (input_name, os.path.join(work, "%s_%s.npy" % (split, data))), "-o", out])
     return np.load(os.path.join(out, "logits.npy"))
+
+
+def logits_of(bin_dir, work, model, precision, input_name, data):
+    tsl = compile_model(bin_dir, work, model, precision, precision)
+    return run_model(bin_dir, work, tsl, input_name, data)
+
+
+def rel_l2(a, b):
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def budget_row(bin_dir, work, model, input_name, data, fp32_test):
+    """bf16 under --accuracy-budget: the layers it keeps in fp32, and the
+    budget checked on the calibration set from the artifact itself."""
+    calib = os.path.join(work, "calib-" + model)
+    os.makedirs(calib, exist_ok=True)
+    np.save(os.path.join(calib, input_name + ".npy"),
+            np.load(os.path.join(work, "calib_%s.npy" % data)))
+    report = os.path.join(work, "%s-budget.md" % model)
+    tsl = compile_model(bin_dir, work, model, "bf16", "budget",
+                        ["--calibration", calib, "--accuracy-budget", str(BUDGET),
+                         "--precision-report", report])
+    fp32_tsl = os.path.join(work, "%s-fp32.tsl" % model)
+    calib_err = rel_l2(run_model(bin_dir, work, tsl, input_name, data, "calib"),
+                       run_model(bin_dir, work, fp32_tsl, input_name, data, "calib"))
+    logits = run_model(bin_dir, work, tsl, input_name, data)
+    kept = [line for line in open(report) if line.startswith("Accuracy budget")]
+    return logits, calib_err, (kept[0].split(";", 1)[1].strip() if kept else "?")
 
 
 def main(argv=None):
@@ -102,6 +141,22 @@ def main(argv=None):
             rows.append("| %s | %s | %.1f | %s | %s | %s |"
                         % (model, precision, top1, change, rel,
                            "FAIL: " + problem if problem else "ok"))
+        if fp32 is None:
+            continue
+        try:
+            logits, calib_err, kept = budget_row(args.bin_dir, work, model, input_name,
+                                                 data, fp32[0])
+        except RuntimeError as e:
+            failed += 1
+            rows.append("| %s | bf16, budget %.1e | | | | FAIL: %s |" % (model, BUDGET, e))
+            continue
+        top1 = 100.0 * float((logits.argmax(1) == labels).mean())
+        ok = calib_err <= BUDGET
+        passed, failed = passed + ok, failed + (not ok)
+        rows.append("| %s | bf16, budget %.1e | %.1f | %+.1f | %.1e | %s (calibration set: "
+                    "%.1e) |" % (model, BUDGET, top1, top1 - fp32[1],
+                                 rel_l2(logits, fp32[0]),
+                                 ("ok: " if ok else "FAIL: ") + kept, calib_err))
     table = "\n".join(rows)
     print(table)
     if args.table:

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Calibration.h"
 #include "compiler/Compile.h"
 #include "compiler/Registration.h"
 #include "compiler/Report.h"
@@ -29,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +74,18 @@ static const char *kUsage =
     "                     normalizations, reductions, exp/log/pow stay f32\n"
     "  --keep-fp32 X,...  ONNX op types or node names that stay f32\n"
     "  --lower NODE,...   ONNX nodes that follow a low region anyway\n"
+    "  --calibration DIR  calibration inputs: DIR/<input>.npy (a batch along\n"
+    "                     axis 0) or subfolders with one sample each\n"
+    "  --precision-report FILE\n"
+    "                     run the model at fp32 and at --precision on the\n"
+    "                     calibration set and write each layer's and each\n"
+    "                     output's relative error (and top-1 agreement) to FILE\n"
+    "  --accuracy-budget X\n"
+    "                     return the worst layers to fp32, one at a time,\n"
+    "                     until the outputs' relative L2 error against fp32\n"
+    "                     is at most X (with --metric top1: until top-1\n"
+    "                     agreement is at least X, a fraction)\n"
+    "  --metric M         rel-l2 (default) or top1, for --accuracy-budget\n"
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
     "                     pipeline (each target's lowering passes), llvm,\n"
@@ -346,7 +360,8 @@ static bool writeOutputs(const tessel::format::Artifact &artifact,
 }
 
 int main(int argc, char **argv) {
-  std::string input, output, dumpDir;
+  std::string input, output, dumpDir, reportPath;
+  tessel::calibration::BudgetOptions budget;
   bool report = false, timings = false;
   std::vector<std::string> models;
   bool checkMode = false;
@@ -404,6 +419,24 @@ int main(int argc, char **argv) {
       auto &names = arg == "--lower" ? options.lowerNodes : options.keepFp32;
       for (std::string &name : splitList(list))
         names.push_back(std::move(name));
+    } else if (arg == "--calibration") {
+      if (!value(budget.calibrationDir))
+        return usageError("--calibration needs a folder");
+    } else if (arg == "--precision-report") {
+      if (!value(reportPath))
+        return usageError("--precision-report needs a file");
+    } else if (arg == "--metric") {
+      if (!value(budget.metric))
+        return usageError("--metric needs a value");
+    } else if (arg == "--accuracy-budget") {
+      std::string text;
+      if (!value(text))
+        return usageError("--accuracy-budget needs a value");
+      char *end = nullptr;
+      budget.budget = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(budget.budget >= 0))
+        return usageError("--accuracy-budget: '" + text +
+                          "' is not a non-negative number");
     } else if (arg == "--mcpu") {
       std::string list;
       if (!value(list) || list.empty())
@@ -450,6 +483,48 @@ int main(int argc, char **argv) {
     std::cerr << "tessel-compile: error: " << errorText(d) << "\n";
     return mlir::success();
   });
+
+  // The precision report and the accuracy budget run the model on the
+  // calibration set first; the budget's choice of fp32 layers then holds
+  // for the artifact.
+  bool searches = !reportPath.empty() || budget.budget >= 0;
+  if (searches || !budget.calibrationDir.empty()) {
+    if (budget.calibrationDir.empty())
+      return usageError("--precision-report and --accuracy-budget need "
+                        "--calibration DIR");
+    if (!searches)
+      return usageError("--calibration is used by --precision-report and "
+                        "--accuracy-budget (int8 calibration is not "
+                        "implemented yet)");
+    std::string text, error;
+    std::vector<std::string> returned;
+    tessel::CompileOptions search = options;
+    if (!tessel::calibration::searchPrecision(context, input, search, budget,
+                                              text, returned, error)) {
+      stages.finish();
+      if (!reported)
+        std::cerr << "tessel-compile: error: " << input << ": " << error
+                  << "\n";
+      return 2;
+    }
+    options.keepFp32 = search.keepFp32;
+    if (!reportPath.empty()) {
+      std::ofstream out(reportPath);
+      out << text;
+      if (!out) {
+        std::cerr << "tessel-compile: error: " << reportPath
+                  << ": cannot write the precision report\n";
+        return 2;
+      }
+    }
+    if (!returned.empty()) {
+      stages.clearLine();
+      std::cerr << "tessel-compile: accuracy budget: kept in fp32:";
+      for (const std::string &node : returned)
+        std::cerr << " " << node;
+      std::cerr << "\n";
+    }
+  }
 
   tessel::format::Artifact artifact;
   if (mlir::failed(
