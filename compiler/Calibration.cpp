@@ -6,6 +6,8 @@
 #include "tessel/tessel.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -131,8 +133,10 @@ bool loadSet(const std::string &dir,
   return true;
 }
 
-bool run(const format::Artifact &artifact, const std::vector<Sample> &samples,
-         std::vector<Outputs> &out, std::string &error) {
+bool runEach(const format::Artifact &artifact,
+             const std::vector<Sample> &samples,
+             const std::function<void(size_t, const Outputs &)> &visit,
+             std::string &error) {
   std::vector<uint8_t> bytes = format::serialize(artifact);
   tessel_artifact_t *a = nullptr;
   tessel_device_t *d = nullptr;
@@ -154,8 +158,8 @@ bool run(const format::Artifact &artifact, const std::vector<Sample> &samples,
     return fail(st, "opening the CPU");
   if (tessel_status_t st = tessel_session_create(a, d, &s))
     return fail(st, "loading the calibration artifact");
-  out.clear();
-  for (const Sample &sample : samples) {
+  for (size_t index = 0; index < samples.size(); ++index) {
+    const Sample &sample = samples[index];
     for (size_t i = 0; i < sample.inputs.size(); ++i) {
       const io::HostTensor &t = sample.inputs[i];
       if (tessel_status_t st = tessel_session_set_input(
@@ -181,10 +185,18 @@ bool run(const format::Artifact &artifact, const std::vector<Sample> &samples,
       for (size_t i = 0; i < n; ++i)
         v.data[i] = element(view.dtype, view.data, i);
     }
-    out.push_back(std::move(outputs));
+    visit(index, outputs);
   }
   release();
   return true;
+}
+
+bool run(const format::Artifact &artifact, const std::vector<Sample> &samples,
+         std::vector<Outputs> &out, std::string &error) {
+  out.clear();
+  return runEach(
+      artifact, samples,
+      [&](size_t, const Outputs &outputs) { out.push_back(outputs); }, error);
 }
 
 double Comparison::worstOutputRelL2() const {
@@ -263,7 +275,8 @@ namespace {
 bool compileAndRun(mlir::MLIRContext &context, const std::string &modelPath,
                    CompileOptions options, const std::vector<Sample> &samples,
                    std::vector<Outputs> &out,
-                   std::vector<std::string> &layerOrder, std::string &error) {
+                   std::vector<std::string> &layerOrder,
+                   std::vector<std::string> &lowered, std::string &error) {
   options.observeContractions = true;
   options.targets = {"cpu"};
   options.emit.clear();
@@ -274,6 +287,7 @@ bool compileAndRun(mlir::MLIRContext &context, const std::string &modelPath,
             " with observers failed (see the error above)";
     return false;
   }
+  lowered = options.loweredContractions;
   layerOrder.clear();
   for (const format::TensorSignature &sig : artifact.outputs)
     if (sig.name.rfind(kObservePrefix, 0) == 0)
@@ -294,7 +308,7 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
                      std::string &error) {
   if (options.precision == "fp32") {
     error = "--precision-report and --accuracy-budget compare a lower "
-            "precision with fp32: give --precision bf16 or fp16";
+            "precision with fp32: give --precision bf16, fp16 or int8";
     return false;
   }
   if (budget.metric != "rel-l2" && budget.metric != "top1") {
@@ -338,11 +352,11 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
       if (sig.name.rfind(kObservePrefix, 0) == 0)
         layers.push_back(sig.name.substr(std::strlen(kObservePrefix)));
     // The search recompiles the low model only; the samples are kept.
-    std::vector<std::string> order;
+    std::vector<std::string> order, lowered;
     Comparison cmp;
     for (unsigned round = 0;; ++round) {
       if (!compileAndRun(context, modelPath, options, samples, candidate,
-                         order, error) ||
+                         order, lowered, error) ||
           !compare(reference, candidate, cmp, error))
         return false;
       double value = budget.metric == "top1" ? cmp.top1Agreement()
@@ -356,8 +370,7 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
       const Comparison::Error *worst = nullptr;
       for (const Comparison::Error &e : cmp.layers) {
         std::string node = nodeOf(e.name);
-        if (std::find(options.keepFp32.begin(), options.keepFp32.end(),
-                      node) != options.keepFp32.end())
+        if (std::find(lowered.begin(), lowered.end(), node) == lowered.end())
           continue;
         if (!worst || e.relL2 > worst->relL2)
           worst = &e;
@@ -380,9 +393,9 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
       for (const Comparison::Error &e : cmp.layers)
         if (e.name == layer)
           err = e.relL2;
-      bool kept = std::find(options.keepFp32.begin(), options.keepFp32.end(),
-                            nodeOf(layer)) != options.keepFp32.end();
-      report += "| " + layer + " | " + (kept ? "fp32" : options.precision) +
+      bool low = std::find(lowered.begin(), lowered.end(), nodeOf(layer)) !=
+                 lowered.end();
+      report += "| " + layer + " | " + (low ? options.precision : "fp32") +
                 " | " + sci(err) + " |\n";
     }
     for (const Comparison::Error &e : cmp.outputs)
@@ -410,6 +423,302 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
         report += ".\n";
       }
     }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// int8 calibration
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr size_t kBins = 2048;
+constexpr int kLevels = 128; // magnitudes 0..127 of symmetric int8
+
+/// KL(p || q) of two unnormalized distributions over the same bins; bins
+/// where p is 0 add nothing, a bin where only q is 0 makes it infinite.
+double klDivergence(const std::vector<double> &p,
+                    const std::vector<double> &q) {
+  double ps = 0, qs = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    ps += p[i];
+    qs += q[i];
+  }
+  if (ps <= 0 || qs <= 0)
+    return INFINITY;
+  double kl = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] <= 0)
+      continue;
+    if (q[i] <= 0)
+      return INFINITY;
+    kl += (p[i] / ps) * std::log((p[i] / ps) / (q[i] / qs));
+  }
+  return kl;
+}
+
+} // namespace
+
+double calibratedRange(const std::vector<double> &h, double maxAbs,
+                       const std::string &calibrator, double percentile) {
+  size_t bins = h.size();
+  double width = maxAbs / double(bins), total = 0;
+  for (double c : h)
+    total += c;
+  if (maxAbs <= 0 || total <= 0 || calibrator == "minmax")
+    return maxAbs;
+  if (calibrator == "percentile") {
+    double want = total * percentile / 100.0, seen = 0;
+    for (size_t i = 0; i < bins; ++i) {
+      seen += h[i];
+      if (seen >= want)
+        return double(i + 1) * width;
+    }
+    return maxAbs;
+  }
+  if (calibrator == "mse") {
+    double best = INFINITY, bestRange = maxAbs;
+    for (size_t i = 1; i <= bins; ++i) {
+      double range = double(i) * width, step = range / 127.0, err = 0;
+      for (size_t j = 0; j < bins; ++j) {
+        if (h[j] <= 0)
+          continue;
+        double c = (double(j) + 0.5) * width;
+        double e = c <= range ? c - std::nearbyint(c / step) * step
+                              : c - range;
+        err += h[j] * e * e;
+      }
+      if (err < best) {
+        best = err;
+        bestRange = range;
+      }
+    }
+    return bestRange;
+  }
+  // entropy: for each candidate range of i bins, the clipped distribution
+  // P (outliers folded into its last bin) against Q, P merged into 128
+  // levels and spread back evenly over each level's non-empty bins.
+  double best = INFINITY, bestRange = maxAbs;
+  for (size_t i = kLevels; i <= bins; ++i) {
+    std::vector<double> p(h.begin(), h.begin() + i), q(i, 0.0);
+    for (size_t j = i; j < bins; ++j)
+      p[i - 1] += h[j];
+    for (int level = 0; level < kLevels; ++level) {
+      size_t begin = level * i / kLevels, end = (level + 1) * i / kLevels;
+      double sum = 0;
+      size_t nonEmpty = 0;
+      for (size_t j = begin; j < end; ++j) {
+        sum += h[j];
+        nonEmpty += h[j] > 0;
+      }
+      for (size_t j = begin; j < end; ++j)
+        if (h[j] > 0)
+          q[j] = sum / double(nonEmpty);
+    }
+    double kl = klDivergence(p, q);
+    if (kl < best) {
+      best = kl;
+      bestRange = double(i) * width;
+    }
+  }
+  return bestRange;
+}
+
+namespace {
+
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Reads the "ranges" object of a calibration cache written by
+/// writeCache (a flat JSON object of node names to numbers).
+bool readCache(const std::string &path, std::vector<std::string> &amax,
+               std::string &calibrator, std::string &error) {
+  std::vector<uint8_t> bytes;
+  if (!io::readFileBytes(path, bytes, error))
+    return false;
+  std::string text(bytes.begin(), bytes.end());
+  auto bad = [&](const std::string &why) {
+    error = path + ": not a Tessel calibration cache (" + why + ")";
+    return false;
+  };
+  if (text.find("\"format\": \"tessel-calibration\"") == std::string::npos)
+    return bad("no \"format\": \"tessel-calibration\"");
+  size_t c = text.find("\"calibrator\": \"");
+  if (c != std::string::npos) {
+    size_t begin = c + 15, end = text.find('"', begin);
+    calibrator = text.substr(begin, end - begin);
+  }
+  size_t at = text.find("\"ranges\"");
+  if (at == std::string::npos || (at = text.find('{', at)) == std::string::npos)
+    return bad("no \"ranges\" object");
+  ++at;
+  while (true) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+      ++at;
+    if (at < text.size() && text[at] == '}')
+      break;
+    if (at >= text.size() || text[at] != '"')
+      return bad("expected a node name at byte " + std::to_string(at));
+    std::string name;
+    for (++at; at < text.size() && text[at] != '"'; ++at) {
+      if (text[at] == '\\' && at + 1 < text.size())
+        ++at;
+      name += text[at];
+    }
+    size_t colon = text.find(':', at);
+    if (colon == std::string::npos)
+      return bad("no value for '" + name + "'");
+    char *end = nullptr;
+    double v = std::strtod(text.c_str() + colon + 1, &end);
+    if (end == text.c_str() + colon + 1 || !(v >= 0))
+      return bad("the range of '" + name + "' is not a number >= 0");
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.9g", v);
+    amax.push_back(name + "=" + buf);
+    at = end - text.c_str();
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+      ++at;
+    if (at < text.size() && text[at] == ',')
+      ++at;
+  }
+  return true;
+}
+
+bool writeCache(const std::string &path, const std::string &calibrator,
+                const std::vector<std::pair<std::string, double>> &ranges,
+                size_t samples, std::string &error) {
+  std::string text = "{\n  \"format\": \"tessel-calibration\",\n"
+                     "  \"version\": 1,\n  \"calibrator\": \"" +
+                     calibrator + "\",\n  \"samples\": " +
+                     std::to_string(samples) + ",\n  \"ranges\": {";
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.9g", ranges[i].second);
+    text += std::string(i ? "," : "") + "\n    \"" +
+            jsonEscape(ranges[i].first) + "\": " + buf;
+  }
+  text += "\n  }\n}\n";
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+    if (f)
+      std::fclose(f);
+    error = path + ": cannot write the calibration cache";
+    return false;
+  }
+  std::fclose(f);
+  return true;
+}
+
+} // namespace
+
+bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
+                   const CompileOptions &options, const Int8Options &int8,
+                   std::vector<std::string> &amax, std::string &summary,
+                   std::string &error) {
+  static const char *const calibrators[] = {"minmax", "percentile", "entropy",
+                                            "mse"};
+  if (std::find(std::begin(calibrators), std::end(calibrators),
+                int8.calibrator) == std::end(calibrators)) {
+    error = "--calibrator: unknown calibrator '" + int8.calibrator +
+            "' (minmax, percentile, entropy, mse)";
+    return false;
+  }
+  if (!(int8.percentile > 0 && int8.percentile <= 100)) {
+    error = "--percentile must be in (0, 100]";
+    return false;
+  }
+  amax.clear();
+  if (!int8.cachePath.empty() && fs::exists(int8.cachePath)) {
+    std::string calibrator;
+    if (!readCache(int8.cachePath, amax, calibrator, error))
+      return false;
+    summary = "int8 ranges of " + std::to_string(amax.size()) +
+              " layers from the calibration cache " + int8.cachePath +
+              (calibrator.empty() ? "" : " (" + calibrator + ")");
+    return true;
+  }
+  if (int8.calibrationDir.empty()) {
+    error = "--precision int8 needs --calibration DIR (or an existing "
+            "--calibration-cache FILE)";
+    return false;
+  }
+  CompileOptions observe = options;
+  observe.precision = "fp32";
+  observe.observeContractions = observe.observeInputs = true;
+  observe.targets = {"cpu"};
+  observe.emit.clear();
+  observe.onStage = nullptr;
+  format::Artifact artifact;
+  if (mlir::failed(compileOnnxModel(context, modelPath, observe, artifact))) {
+    error = "compiling the model at fp32 with observers failed";
+    return false;
+  }
+  std::vector<Sample> samples;
+  if (!loadSet(int8.calibrationDir, artifact.inputs, samples, error))
+    return false;
+  std::vector<std::string> names;
+  for (const format::TensorSignature &sig : artifact.outputs)
+    if (sig.name.rfind(kObservePrefix, 0) == 0)
+      names.push_back(sig.name);
+  // Pass 1: the largest magnitude of each input; pass 2: histograms.
+  std::map<std::string, double> maxAbs;
+  std::map<std::string, std::vector<double>> histograms;
+  bool ok = runEach(
+      artifact, samples,
+      [&](size_t, const Outputs &out) {
+        for (const std::string &name : names)
+          for (double v : out.at(name).data)
+            maxAbs[name] = std::max(maxAbs[name], std::fabs(v));
+      },
+      error);
+  if (!ok)
+    return false;
+  for (const std::string &name : names)
+    histograms[name].assign(kBins, 0.0);
+  ok = runEach(
+      artifact, samples,
+      [&](size_t, const Outputs &out) {
+        for (const std::string &name : names) {
+          double m = maxAbs[name];
+          if (m <= 0)
+            continue;
+          std::vector<double> &h = histograms[name];
+          for (double v : out.at(name).data) {
+            size_t bin = std::min(kBins - 1, size_t(std::fabs(v) / m * kBins));
+            h[bin] += 1;
+          }
+        }
+      },
+      error);
+  if (!ok)
+    return false;
+  std::vector<std::pair<std::string, double>> ranges;
+  for (const std::string &name : names) {
+    double a = calibratedRange(histograms[name], maxAbs[name],
+                               int8.calibrator, int8.percentile);
+    std::string node = name.substr(std::strlen(kObservePrefix));
+    ranges.push_back({node, a});
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.9g", a);
+    amax.push_back(node + "=" + buf);
+  }
+  summary = "int8 ranges of " + std::to_string(ranges.size()) +
+            " layers calibrated (" + int8.calibrator + ") on " +
+            std::to_string(samples.size()) + " run" +
+            (samples.size() == 1 ? "" : "s") + " of " + int8.calibrationDir;
+  if (!int8.cachePath.empty()) {
+    if (!writeCache(int8.cachePath, int8.calibrator, ranges, samples.size(),
+                    error))
+      return false;
+    summary += ", written to " + int8.cachePath;
   }
   return true;
 }

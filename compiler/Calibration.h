@@ -14,6 +14,7 @@
 #include "compiler/Compile.h"
 #include "io/HostTensor.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,6 +50,46 @@ using Outputs = std::map<std::string, Values>;
 /// sample; `out[i]` holds sample i's outputs by name.
 bool run(const format::Artifact &artifact, const std::vector<Sample> &samples,
          std::vector<Outputs> &out, std::string &error);
+
+/// The same, handing each sample's outputs to `visit` instead of keeping
+/// them (calibration streams over data sets larger than memory).
+bool runEach(const format::Artifact &artifact,
+             const std::vector<Sample> &samples,
+             const std::function<void(size_t, const Outputs &)> &visit,
+             std::string &error);
+
+/// The calibrators of int8 (design.md section 8): each picks the range A
+/// of a tensor from the histogram of its magnitudes (2,048 bins over
+/// [0, max |x|]).
+///   minmax      A = max |x|
+///   percentile  A = the `percentile` (99.99) percentile of |x|
+///   entropy     the A whose 128-level quantization of the distribution
+///               loses the least information (KL divergence; TensorRT's
+///               calibrator)
+///   mse         the A that minimizes the mean squared quantization error
+///               (rounding below A, clipping above)
+double calibratedRange(const std::vector<double> &histogram, double maxAbs,
+                       const std::string &calibrator, double percentile);
+
+/// int8 calibration (--precision int8).
+struct Int8Options {
+  std::string calibrationDir;
+  /// --calibration-cache: read when it exists (no calibration run), else
+  /// written after calibrating.
+  std::string cachePath;
+  std::string calibrator = "minmax";
+  double percentile = 99.99;
+};
+
+/// The range of each contraction's input ("NODE=A" entries for
+/// CompileOptions::int8Amax): from the cache, or by compiling `modelPath`
+/// at fp32 with the inputs observed and running it twice over the
+/// calibration set (the magnitudes' maxima, then their histograms).
+/// `summary` gets a line saying where the ranges came from.
+bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
+                   const CompileOptions &options, const Int8Options &int8,
+                   std::vector<std::string> &amax, std::string &summary,
+                   std::string &error);
 
 /// The prefix of the outputs tessel-observe-contractions adds.
 inline constexpr const char *kObservePrefix = "tessel.observe:";

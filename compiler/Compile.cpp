@@ -181,12 +181,16 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     vulkanMapping = mapping;
   }
 
+  if (options.precision == "int8" && options.int8Amax.empty())
+    return emitError(fileLoc)
+           << "--precision int8 needs the ranges of calibration: "
+              "--calibration DIR or --calibration-cache FILE";
   if (options.precision != "fp32" && options.precision != "bf16" &&
-      options.precision != "fp16") {
-    if (options.precision == "int8" || options.precision == "fp8")
+      options.precision != "fp16" && options.precision != "int8") {
+    if (options.precision == "fp8")
       return emitError(fileLoc)
              << "--precision " << options.precision
-             << " is not implemented yet (fp32, bf16 and fp16 are)";
+             << " is not implemented yet (fp32, bf16, fp16 and int8 are)";
     return emitError(fileLoc) << "--precision: unknown precision '"
                               << options.precision
                               << "' (fp32, bf16, fp16, int8, fp8)";
@@ -238,9 +242,20 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createFoldBatchNormPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createCanonicalizerPass());
-  if (options.observeContractions)
-    graphPasses.addPass(createObserveContractionsPass());
-  if (options.precision != "fp32") {
+  if (options.observeContractions) {
+    ObserveContractionsPassOptions observe;
+    observe.inputs = options.observeInputs;
+    graphPasses.addPass(createObserveContractionsPass(observe));
+  }
+  if (options.precision == "int8") {
+    QuantizeInt8PassOptions quantize;
+    quantize.amax.assign(options.int8Amax.begin(), options.int8Amax.end());
+    quantize.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
+    quantize.lowerNodes.assign(options.lowerNodes.begin(),
+                               options.lowerNodes.end());
+    graphPasses.addPass(createQuantizeInt8Pass(quantize));
+    graphPasses.addPass(createCanonicalizerPass());
+  } else if (options.precision != "fp32") {
     LowerPrecisionPassOptions precision;
     precision.precision = options.precision;
     precision.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
@@ -253,6 +268,11 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createCSEPass());
   if (failed(graphPasses.run(*module)))
     return failure();
+  options.loweredContractions.clear();
+  if (auto main = module->lookupSymbol<func::FuncOp>("main"))
+    if (auto lowered = main->getAttrOfType<ArrayAttr>(kLoweredContractionsAttr))
+      for (auto node : lowered.getAsValueRange<StringAttr>())
+        options.loweredContractions.push_back(node.str());
   graphStage.end();
   if (emitted(options, "graph-opt", *module))
     return success();

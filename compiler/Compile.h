@@ -56,6 +56,15 @@ struct CompileOptions {
   /// "tessel.observe:<node>" (tessel-observe-contractions): what
   /// calibration and the precision report read.
   bool observeContractions = false;
+  /// With observeContractions: observe each contraction's input instead
+  /// (int8 calibration).
+  bool observeInputs = false;
+  /// int8: "NODE=A", the calibrated range of each contraction's input
+  /// (calibration::calibrateInt8).
+  std::vector<std::string> int8Amax;
+  /// Set by the compile: the ONNX nodes of the contractions the precision
+  /// passes lowered (bf16/fp16/int8).
+  std::vector<std::string> loweredContractions;
   /// A test aid: the CPU code takes the workgroup tiles (and row-reduction
   /// splits) a GPU target would choose, so that the GPU's tiling and fusion
   /// are checked numerically on the CPU. The launch configs are the CPU's.

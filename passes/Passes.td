@@ -70,7 +70,11 @@ def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
     epilogue. A region yields the results of its last op (partitioning
     writes those that are used), and every other op in it is used only
     inside it. Integer and bool ops stay alone: partitioning evaluates shape
-    arithmetic on the host. Results are unchanged: the kernel pipeline
+    arithmetic on the host. The exceptions are int8 quantization's: an
+    integer Conv or MatMul (i8 operands, i32 sums) is a contraction like a
+    float one, the cast dequantizing its sums joins its epilogue, and a
+    cast quantizing a float value for integer contractions only joins the
+    region of the value's producer. Results are unchanged: the kernel pipeline
     computes the same ops in the same order per element.
   }];
   let dependentDialects = ["::tessel::TesselDialect"];
@@ -121,8 +125,46 @@ def ObserveContractionsPass : Pass<"tessel-observe-contractions", "::mlir::Modul
     layer's values. Runs after the graph passes that fold producers into
     contractions (BatchNormalization), since an observed value has one
     more user, and before tessel-lower-precision, which then casts the
-    observed low-precision values back to f32 like any result.
+    observed low-precision values back to f32 like any result. With
+    `inputs`, each contraction's input (operand 0) is observed instead:
+    what int8 calibration measures.
   }];
+  let options = [
+    Option<"inputs", "inputs", "bool", "false",
+           "observe each contraction's input instead of its result">,
+  ];
+  let dependentDialects = ["::tessel::TesselDialect"];
+}
+
+def QuantizeInt8Pass : Pass<"tessel-quantize-int8", "::mlir::ModuleOp"> {
+  let summary = "Post-training int8 quantization of Conv, MatMul and Gemm";
+  let description = [{
+    `tessel-compile --precision int8` (design.md section 8). Each f32
+    Conv, MatMul (rank-2 weight) and Gemm (alpha any, beta 1, neither
+    operand transposed) of `main`'s body whose weight is a constant and
+    whose input has a calibrated range (`amax`: "NODE=A", the largest
+    magnitude the calibrator kept) becomes
+      xq  = cast<i8>(round(x * (127 / A)))        (symmetric, per tensor;
+                                                   the cast saturates)
+      acc = integer contraction(xq, Wq) : i32     (Wq: i8 constant,
+                                                   symmetric per output
+                                                   channel, |Wq| <= 127)
+      y   = cast<f32>(acc) * (A / 127 * s_w[c] * alpha) + bias
+    so the scales are folded at compile time, and the dequantization, the
+    bias and whatever follows (an activation, the next layer's
+    quantization) fuse into the contraction's epilogue
+    (tessel-form-dispatch-regions). The first and last contractions of the
+    model stay f32 unless `lower` names them, as do the nodes and ONNX op
+    types `keep-fp32` names and every contraction without a range.
+  }];
+  let options = [
+    ListOption<"amax", "amax", "std::string",
+               "NODE=A: the calibrated range of each contraction's input">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "ONNX op types or node names that stay f32">,
+    ListOption<"lowerNodes", "lower", "std::string",
+               "ONNX node names quantized even when first or last">,
+  ];
   let dependentDialects = ["::tessel::TesselDialect"];
 }
 

@@ -205,7 +205,9 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     if (!wType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "weights must be static");
 
-    Value zero = scalar(rewriter, loc, type.getElementType(), 0.0);
+    Value zero = scalar(
+        rewriter, loc,
+        cast<RankedTensorType>(op.getInput().getType()).getElementType(), 0.0);
     Value input = padSpatial(rewriter, loc, op.getInput(), op.getPads(), zero);
     int64_t group = op.getGroup();
     int64_t perGroupIn = wType.getDimSize(op.getChannelDim());

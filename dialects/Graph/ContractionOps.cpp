@@ -44,6 +44,31 @@ int64_t ConvOp::getFilterCount() { return getType().getDimSize(1); }
 int64_t ConvOp::getChannelDim() { return getFiltersLast() ? 0 : 1; }
 int64_t ConvOp::getKernelDim() { return getFiltersLast() ? 1 : 2; }
 
+/// The element types of a contraction's operands (bias excluded) and
+/// result: one float type throughout, or integer operands of one type with
+/// a result of the accumulator's type (`acc_type` set and at least as
+/// wide: an integer contraction's sums are its result, never rounded).
+static LogicalResult verifyElementTypes(Operation *op, ValueRange operands,
+                                        TypeAttr acc) {
+  Type element = getElementTypeOrSelf(operands.front().getType());
+  for (Value v : operands.drop_front())
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return op->emitOpError("operands must have one element type, not ")
+             << element << " and " << getElementTypeOrSelf(v.getType());
+  Type result = getElementTypeOrSelf(op->getResult(0).getType());
+  if (result == element)
+    return success();
+  if (isa<IntegerType>(element) && acc && acc.getValue() == result &&
+      isa<IntegerType>(result) &&
+      result.getIntOrFloatBitWidth() >= element.getIntOrFloatBitWidth())
+    return success();
+  return op->emitOpError("result element type ")
+         << result << " must be the operands' " << element
+         << (isa<IntegerType>(element)
+                 ? " or, for integer operands, the accumulator type"
+                 : "");
+}
+
 /// An accumulator of the element type's kind, at least as wide.
 static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
   if (!acc)
@@ -60,7 +85,9 @@ static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
 }
 
 LogicalResult MatMulOp::verify() {
-  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())) ||
+      failed(verifyElementTypes(*this, {getLhs(), getRhs()},
+                                getAccTypeAttr())))
     return failure();
   RankedTensorType lhs = rankedType(getLhs()), rhs = rankedType(getRhs());
   if (lhs.getRank() < 1 || rhs.getRank() < 1)
@@ -158,7 +185,9 @@ static LogicalResult verifyWindow(Operation *op, int64_t spatial,
 }
 
 LogicalResult ConvOp::verify() {
-  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())) ||
+      failed(verifyElementTypes(*this, {getInput(), getWeight()},
+                                getAccTypeAttr())))
     return failure();
   RankedTensorType in = rankedType(getInput()), w = rankedType(getWeight());
   int64_t rank = in.getRank();

@@ -184,11 +184,15 @@ defvar Tessel_AccumulatorType = [{
   mlir::Type getAccumulatorType();
 }];
 
-def Tessel_MatMulOp : Tessel_Op<"matmul", [SameOperandsAndResultElementType]> {
+def Tessel_MatMulOp : Tessel_Op<"matmul"> {
   let summary = "numpy matmul (ONNX MatMul), batch dims broadcast";
   let description = [{
     Products are summed in `acc_type` (see Tessel_AccumulatorType) and the
-    sums rounded to the result's element type once.
+    sums rounded to the result's element type once. The operands have one
+    element type; the result has it too, except in an integer contraction
+    (int8 quantization, design.md section 8): integer operands with a
+    result of the accumulator's type (`acc_type` set, e.g. i8 x i8 -> i32),
+    whose sums are not rounded at all.
   }];
   let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
                    OptionalAttr<TypeAttr>:$acc_type);
@@ -222,7 +226,9 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
   let description = [{
     `pads` holds the begin pads of every spatial dim followed by the end
     pads (ONNX order); auto_pad is resolved into explicit pads at import.
-    Products are summed in `acc_type` (see Tessel_AccumulatorType).
+    Products are summed in `acc_type` (see Tessel_AccumulatorType). Float
+    operands, or (int8 quantization) integer operands of one type with a
+    result and bias of the accumulator's type, as MatMul; padding reads 0.
 
     The weight is ONNX's F x C/group x K1 x ... x Kn, or with
     `filters_last` C/group x K1 x ... x Kn x P: the filters in the last
@@ -233,8 +239,9 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     be static (a row stride of a power of two maps the rows of a slice of
     filters into a few cache sets).
   }];
-  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
-                   Optional<Tessel_FloatTensor>:$bias,
+  let arguments = (ins Tessel_NumericTensor:$input,
+                   Tessel_NumericTensor:$weight,
+                   Optional<Tessel_NumericTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, I64Attr:$group,
                    OptionalAttr<TypeAttr>:$acc_type,
@@ -248,7 +255,7 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     int64_t getChannelDim();
     int64_t getKernelDim();
   }];
-  let results = (outs Tessel_FloatTensor:$result);
+  let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];

@@ -35,20 +35,50 @@ bool isReduction(Operation *op) {
              LayerNormOp>(op);
 }
 
+/// An integer Conv or MatMul (int8 quantization): integer operands, the
+/// accumulator's integer result.
+bool isIntegerContraction(Operation *op) {
+  if (!isa<ConvOp, MatMulOp>(op))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return type && isa<IntegerType>(type.getElementType()) &&
+         !type.getElementType().isInteger(64);
+}
+
+/// A cast that quantizes the input of integer contractions (float to
+/// integer, every user one) or dequantizes the result of one (integer to
+/// float): these integers are tensors, not the shape arithmetic
+/// partitioning evaluates on the host, so they fuse like float ops.
+bool isQuantizationCast(Operation *op) {
+  auto castOp = dyn_cast<CastOp>(op);
+  if (!castOp)
+    return false;
+  if (isFloatTensor(castOp.getInput().getType()))
+    return !castOp->use_empty() &&
+           llvm::all_of(castOp->getUsers(), isIntegerContraction);
+  Operation *def = castOp.getInput().getDefiningOp();
+  return def && isIntegerContraction(def) &&
+         isFloatTensor(castOp.getType());
+}
+
 /// Whether `op` may be part of a dispatch region: an elementwise op
-/// (ElementwiseOp) or a reduction, on floats only.
+/// (ElementwiseOp) or a reduction, on floats only, or a quantization cast.
 bool isFusible(Operation *op) {
+  if (isQuantizationCast(op))
+    return true;
   if (!isa<ElementwiseOp>(op) && !isReduction(op))
     return false;
   return llvm::all_of(op->getOperandTypes(), isFloatTensor) &&
          llvm::all_of(op->getResultTypes(), isFloatTensor);
 }
 
-/// A Conv, MatMul or Gemm on floats: it may join a region of elementwise
-/// ops that consume it (its epilogue: bias, activation, residual Add).
+/// A Conv, MatMul or Gemm on floats, or an integer one: it may join a
+/// region of elementwise ops that consume it (its epilogue: bias,
+/// activation, residual Add, dequantization).
 bool isContraction(Operation *op) {
-  return isa<ConvOp, MatMulOp, GemmOp>(op) &&
-         llvm::all_of(op->getResultTypes(), isFloatTensor);
+  return (isa<ConvOp, MatMulOp, GemmOp>(op) &&
+          llvm::all_of(op->getResultTypes(), isFloatTensor)) ||
+         isIntegerContraction(op);
 }
 
 struct FormDispatchRegionsPass

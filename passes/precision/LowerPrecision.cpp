@@ -91,6 +91,7 @@ struct LowerPrecisionPass
     });
     if (error)
       return signalPassFailure();
+    recordLoweredContractions(getOperation(), loweredContractions);
   }
 
 private:
@@ -125,6 +126,8 @@ private:
             cast<RankedTensorType>(result.getType()).clone(low));
         lowered.insert(result);
       }
+    if (role == Role::Contraction)
+      loweredContractions.push_back(node);
     // The op contract's accumulator: f32 for bf16 and f16.
     Type f32 = Float32Type::get(op->getContext());
     if (auto m = dyn_cast<MatMulOp>(op))
@@ -198,6 +201,7 @@ private:
   llvm::DenseSet<Value> lowered;
   llvm::DenseMap<Value, Value> down, up;
   llvm::DenseSet<Operation *> created;
+  std::vector<std::string> loweredContractions;
 };
 
 } // namespace

@@ -25,6 +25,7 @@ namespace {
 
 struct ObserveContractionsPass
     : tessel::impl::ObserveContractionsPassBase<ObserveContractionsPass> {
+  using ObserveContractionsPassBase::ObserveContractionsPassBase;
   void runOnOperation() override {
     auto main = getOperation().lookupSymbol<func::FuncOp>("main");
     if (!main || main.getBody().empty())
@@ -54,7 +55,10 @@ struct ObserveContractionsPass
       std::string name = "tessel.observe:" + node;
       if (n > 1)
         name += "#" + std::to_string(n);
-      results.push_back(op.getResult(0));
+      Value observed = inputs ? op.getOperand(0) : op.getResult(0);
+      if (!getElementTypeOrSelf(observed.getType()).isF32())
+        continue;
+      results.push_back(observed);
       outNames.push_back(b.getStringAttr(name));
       outTypes.push_back(b.getI32IntegerAttr(1)); // ONNX FLOAT
     }
@@ -69,3 +73,22 @@ struct ObserveContractionsPass
 };
 
 } // namespace
+
+void tessel::recordLoweredContractions(Operation *root,
+                                       ArrayRef<std::string> nodes) {
+  func::FuncOp main;
+  if (auto module = dyn_cast<ModuleOp>(root))
+    main = module.lookupSymbol<func::FuncOp>("main");
+  else
+    main = root->getParentOfType<ModuleOp>().lookupSymbol<func::FuncOp>(
+        "main");
+  if (!main)
+    return;
+  Builder b(root->getContext());
+  SmallVector<Attribute> list;
+  if (auto old = main->getAttrOfType<ArrayAttr>(kLoweredContractionsAttr))
+    list.append(old.begin(), old.end());
+  for (const std::string &node : nodes)
+    list.push_back(b.getStringAttr(node));
+  main->setAttr(kLoweredContractionsAttr, b.getArrayAttr(list));
+}

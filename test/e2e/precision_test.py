@@ -13,6 +13,9 @@ relative L2 error of the logits against fp32. A case fails when
   * fp32 top-1 differs from numpy's float64 model (the export is wrong), or
   * a lowered precision's top-1 drops more than 0.5 points below fp32, or
     its logits' relative L2 error exceeds 2e-2 (bf16) or 2e-3 (fp16), or
+  * int8 (each calibrator: minmax, percentile, entropy, mse) drops top-1
+    more than 0.5 points, or its calibration cache, read back, does not
+    give the same logits, or
   * the accuracy budget (bf16 with --accuracy-budget 2.5e-3 on the
     calibration set) does not hold on the calibration set when checked
     here, from the artifact it produced.
@@ -34,6 +37,10 @@ sys.path.insert(0, HERE)
 import cpu_variant  # noqa: E402
 
 PRECISIONS = ("fp32", "bf16", "fp16")
+# int8 with each calibrator (ranges from the calibration set); the last
+# row also quantizes the first and last layers, which the default keeps.
+INT8 = (("minmax", ()), ("percentile", ()), ("entropy", ()), ("mse", ()),
+        ("minmax", ("--lower", "FIRST_LAST")))
 # The largest relative L2 error of the logits against fp32 (bf16 keeps 8
 # bits of mantissa, fp16 11) and the largest drop of top-1, in points.
 MAX_REL_L2 = {"bf16": 2e-2, "fp16": 2e-3}
@@ -94,6 +101,43 @@ def budget_row(bin_dir, work, model, input_name, data, fp32_test):
     return logits, calib_err, (kept[0].split(";", 1)[1].strip() if kept else "?")
 
 
+FIRST_LAST = {"digits_mlp": "fc1,fc3", "digits_cnn": "conv1,fc"}
+
+
+def int8_row(bin_dir, work, model, input_name, data, fp32, labels, calibrator, extra):
+    calib = os.path.join(work, "calib-" + model)
+    os.makedirs(calib, exist_ok=True)
+    np.save(os.path.join(calib, input_name + ".npy"),
+            np.load(os.path.join(work, "calib_%s.npy" % data)))
+    extra = [FIRST_LAST[model] if e == "FIRST_LAST" else e for e in extra]
+    tag = "int8-%s%s" % (calibrator, "-all" if extra else "")
+    label = "int8 %s%s" % (calibrator, ", all layers" if extra else "")
+    cache = os.path.join(work, "%s-%s.json" % (model, tag))
+    if os.path.exists(cache):
+        os.remove(cache)
+    try:
+        tsl = compile_model(bin_dir, work, model, "int8", tag,
+                            ["--calibration", calib, "--calibrator", calibrator,
+                             "--calibration-cache", cache] + extra)
+        logits = run_model(bin_dir, work, tsl, input_name, data)
+        # The cache alone (no calibration data) gives the same model.
+        again = compile_model(bin_dir, work, model, "int8", tag + "-cached",
+                              ["--calibration-cache", cache] + extra)
+        cached = run_model(bin_dir, work, again, input_name, data)
+    except RuntimeError as e:
+        return False, "| %s | %s | | | | FAIL: %s |" % (model, label, e)
+    top1 = 100.0 * float((logits.argmax(1) == labels).mean())
+    drop = fp32[1] - top1
+    problem = ""
+    if drop > MAX_TOP1_DROP:
+        problem = "top-1 drops more than %.1f points" % MAX_TOP1_DROP
+    elif not np.array_equal(logits, cached):
+        problem = "the calibration cache gives other logits"
+    return not problem, "| %s | %s | %.1f | %+.1f | %.1e | %s |" % (
+        model, label, top1, -drop, rel_l2(logits, fp32[0]),
+        "FAIL: " + problem if problem else "ok")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
@@ -143,6 +187,11 @@ def main(argv=None):
                            "FAIL: " + problem if problem else "ok"))
         if fp32 is None:
             continue
+        for calibrator, extra in INT8:
+            ok, row = int8_row(args.bin_dir, work, model, input_name, data, fp32,
+                               labels, calibrator, extra)
+            passed, failed = passed + ok, failed + (not ok)
+            rows.append(row)
         try:
             logits, calib_err, kept = budget_row(args.bin_dir, work, model, input_name,
                                                  data, fp32[0])

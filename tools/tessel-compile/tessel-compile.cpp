@@ -71,7 +71,10 @@ static const char *kUsage =
     "  --precision P      fp32 (default: the model's own), bf16 or fp16: Conv,\n"
     "                     MatMul and Gemm compute in P with f32 sums, and the\n"
     "                     precision-neutral ops after them follow; softmax,\n"
-    "                     normalizations, reductions, exp/log/pow stay f32\n"
+    "                     normalizations, reductions, exp/log/pow stay f32.\n"
+    "                     int8: Conv, MatMul and Gemm with constant weights\n"
+    "                     (not the first and last) on int8 with int32 sums,\n"
+    "                     ranges from --calibration or --calibration-cache\n"
     "  --keep-fp32 X,...  ONNX op types or node names that stay f32\n"
     "  --lower NODE,...   ONNX nodes that follow a low region anyway\n"
     "  --calibration DIR  calibration inputs: DIR/<input>.npy (a batch along\n"
@@ -86,6 +89,12 @@ static const char *kUsage =
     "                     is at most X (with --metric top1: until top-1\n"
     "                     agreement is at least X, a fraction)\n"
     "  --metric M         rel-l2 (default) or top1, for --accuracy-budget\n"
+    "  --calibrator C     int8 ranges: minmax (default), percentile, entropy,\n"
+    "                     mse\n"
+    "  --percentile P     the percentile calibrator's percentile (99.99)\n"
+    "  --calibration-cache FILE\n"
+    "                     int8 ranges (JSON): read when FILE exists, else\n"
+    "                     written after calibrating\n"
     "  --emit STAGE       print the IR after STAGE instead of writing an\n"
     "                     artifact: graph, graph-opt, plan, kernels, linalg,\n"
     "                     pipeline (each target's lowering passes), llvm,\n"
@@ -362,6 +371,7 @@ static bool writeOutputs(const tessel::format::Artifact &artifact,
 int main(int argc, char **argv) {
   std::string input, output, dumpDir, reportPath;
   tessel::calibration::BudgetOptions budget;
+  tessel::calibration::Int8Options int8;
   bool report = false, timings = false;
   std::vector<std::string> models;
   bool checkMode = false;
@@ -425,6 +435,20 @@ int main(int argc, char **argv) {
     } else if (arg == "--precision-report") {
       if (!value(reportPath))
         return usageError("--precision-report needs a file");
+    } else if (arg == "--calibrator") {
+      if (!value(int8.calibrator))
+        return usageError("--calibrator needs a value");
+    } else if (arg == "--calibration-cache") {
+      if (!value(int8.cachePath))
+        return usageError("--calibration-cache needs a file");
+    } else if (arg == "--percentile") {
+      std::string text;
+      if (!value(text))
+        return usageError("--percentile needs a value");
+      char *end = nullptr;
+      int8.percentile = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0')
+        return usageError("--percentile: '" + text + "' is not a number");
     } else if (arg == "--metric") {
       if (!value(budget.metric))
         return usageError("--metric needs a value");
@@ -487,15 +511,31 @@ int main(int argc, char **argv) {
   // The precision report and the accuracy budget run the model on the
   // calibration set first; the budget's choice of fp32 layers then holds
   // for the artifact.
+  if (options.precision == "int8") {
+    int8.calibrationDir = budget.calibrationDir;
+    std::string summary, error;
+    if (!tessel::calibration::calibrateInt8(context, input, options, int8,
+                                            options.int8Amax, summary,
+                                            error)) {
+      stages.finish();
+      if (!reported)
+        std::cerr << "tessel-compile: error: " << input << ": " << error
+                  << "\n";
+      return 2;
+    }
+  } else if (!int8.cachePath.empty()) {
+    return usageError("--calibration-cache holds int8 ranges: it needs "
+                      "--precision int8");
+  }
   bool searches = !reportPath.empty() || budget.budget >= 0;
-  if (searches || !budget.calibrationDir.empty()) {
+  if (searches || (!budget.calibrationDir.empty() &&
+                   options.precision != "int8")) {
     if (budget.calibrationDir.empty())
       return usageError("--precision-report and --accuracy-budget need "
                         "--calibration DIR");
     if (!searches)
-      return usageError("--calibration is used by --precision-report and "
-                        "--accuracy-budget (int8 calibration is not "
-                        "implemented yet)");
+      return usageError("--calibration is used by --precision int8, "
+                        "--precision-report and --accuracy-budget");
     std::string text, error;
     std::vector<std::string> returned;
     tessel::CompileOptions search = options;

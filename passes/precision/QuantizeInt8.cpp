@@ -1,0 +1,229 @@
+//===- QuantizeInt8.cpp - Post-training int8 contractions -----------------===//
+//
+// See Passes.td and docs/design.md, section 8.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/Graph/TesselDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+namespace tessel {
+#define GEN_PASS_DEF_QUANTIZEINT8PASS
+#include "passes/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+/// The f32 constant elements of `v`, or null.
+DenseElementsAttr constantF32(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+  return dense && dense.getElementType().isF32() ? dense : nullptr;
+}
+
+/// A weight quantized per output channel: `values` (i8, the weight's
+/// shape) and one scale per channel (`channels` of them along `axis`).
+struct QuantizedWeight {
+  DenseElementsAttr values;
+  std::vector<double> scales;
+};
+
+/// Symmetric per-channel quantization of `w` along `axis`: scale = max|w|
+/// / 127 per channel (1 for an all-zero channel), round half to even.
+/// Channels at or past `channels` (filters-last padding, never read) get
+/// scale 1 and are quantized like the rest.
+QuantizedWeight quantizeWeight(DenseElementsAttr w, int64_t axis) {
+  auto type = cast<RankedTensorType>(w.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= shape[d];
+  int64_t channels = shape[axis];
+  std::vector<float> values(w.getValues<float>().begin(),
+                            w.getValues<float>().end());
+  QuantizedWeight q;
+  q.scales.assign(channels, 0.0);
+  auto channelOf = [&](size_t i) { return (i / inner) % channels; };
+  for (size_t i = 0; i < values.size(); ++i)
+    q.scales[channelOf(i)] =
+        std::max(q.scales[channelOf(i)], double(std::fabs(values[i])));
+  for (double &s : q.scales)
+    s = s > 0 ? s / 127.0 : 1.0;
+  std::vector<int8_t> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    double v = std::nearbyint(values[i] / q.scales[channelOf(i)]);
+    out[i] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+  }
+  auto i8 = RankedTensorType::get(shape, IntegerType::get(w.getContext(), 8));
+  q.values = DenseElementsAttr::get(i8, ArrayRef<int8_t>(out));
+  return q;
+}
+
+struct QuantizeInt8Pass
+    : tessel::impl::QuantizeInt8PassBase<QuantizeInt8Pass> {
+  using QuantizeInt8PassBase::QuantizeInt8PassBase;
+
+  void runOnOperation() override {
+    auto main = getOperation().lookupSymbol<func::FuncOp>("main");
+    if (!main || main.getBody().empty())
+      return;
+    llvm::StringMap<double> ranges;
+    for (const std::string &entry : amax) {
+      size_t eq = entry.rfind('=');
+      double a = 0;
+      if (eq == std::string::npos ||
+          !llvm::to_float(entry.substr(eq + 1), a) || !(a >= 0)) {
+        main.emitError("tessel-quantize-int8: bad amax entry '")
+            << entry << "' (NODE=A, A >= 0)";
+        return signalPassFailure();
+      }
+      ranges[entry.substr(0, eq)] = a;
+    }
+    llvm::StringSet<> kept, forced;
+    for (const std::string &n : keepFp32)
+      kept.insert(n);
+    for (const std::string &n : lowerNodes)
+      forced.insert(n);
+    // The model's contractions, in order: the first and last stay f32.
+    SmallVector<Operation *> contractions;
+    for (Operation &op : main.getBody().front())
+      if (isa<ConvOp, MatMulOp, GemmOp>(op) &&
+          getElementTypeOrSelf(op.getResult(0).getType()).isF32())
+        contractions.push_back(&op);
+    for (size_t i = 0; i < contractions.size(); ++i) {
+      Operation *op = contractions[i];
+      std::string node, opType;
+      onnxNodeOf(op->getLoc(), node, opType);
+      bool edge = i == 0 || i + 1 == contractions.size();
+      if (kept.contains(node) || kept.contains(opType) ||
+          (edge && !forced.contains(node)))
+        continue;
+      auto range = ranges.find(node);
+      if (range == ranges.end() || range->second <= 0)
+        continue;
+      bool done = false;
+      if (failed(quantize(op, range->second, done)))
+        return signalPassFailure();
+      if (done)
+        quantized.push_back(node);
+    }
+    recordLoweredContractions(getOperation(), quantized);
+  }
+
+private:
+  std::vector<std::string> quantized;
+
+  /// Rewrites `op` when its form is one this pass handles; success also
+  /// when it leaves it alone.
+  LogicalResult quantize(Operation *op, double amax, bool &done) {
+    Value input = op->getOperand(0), weight = op->getOperand(1);
+    DenseElementsAttr w = constantF32(weight);
+    if (!w)
+      return success();
+    auto wType = cast<RankedTensorType>(w.getType());
+    int64_t channelAxis;
+    double alpha = 1.0;
+    Value bias;
+    if (auto m = dyn_cast<MatMulOp>(op)) {
+      if (wType.getRank() != 2)
+        return success();
+      channelAxis = 1;
+    } else if (auto g = dyn_cast<GemmOp>(op)) {
+      if (g.getTransA() || g.getTransB() ||
+          (g.getC() && g.getBeta().convertToFloat() != 1.0f))
+        return success();
+      channelAxis = 1;
+      alpha = g.getAlpha().convertToFloat();
+      bias = g.getC();
+    } else {
+      auto c = cast<ConvOp>(op);
+      channelAxis = c.getFilterDim();
+      bias = c.getBias();
+      // A bias computed at run time: left in f32 (none is, in practice).
+      if (bias && !constantF32(bias))
+        return success();
+    }
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    MLIRContext *ctx = op->getContext();
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8),
+         i32 = IntegerType::get(ctx, 32);
+    auto scalarF32 = [&](double v) -> Value {
+      auto t = RankedTensorType::get({}, f32);
+      return ConstantOp::create(b, loc,
+                                DenseElementsAttr::get(t, float(v)));
+    };
+    // xq = cast<i8>(round(x * 127 / amax)).
+    auto inType = cast<RankedTensorType>(input.getType());
+    Value scaled =
+        MulOp::create(b, loc, inType, input, scalarF32(127.0 / amax));
+    Value rounded = RoundOp::create(b, loc, inType, scaled);
+    Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false, false);
+    QuantizedWeight qw = quantizeWeight(w, channelAxis);
+    Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
+    // The integer contraction.
+    auto accType = resultType.clone(i32);
+    Value acc;
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      auto q = cast<ConvOp>(b.clone(*op));
+      if (q.getBias())
+        q->eraseOperand(2);
+      q->setOperand(0, xq);
+      q->setOperand(1, wq);
+      q->getResult(0).setType(accType);
+      q.setAccTypeAttr(TypeAttr::get(i32));
+      acc = q.getResult();
+    } else {
+      acc = MatMulOp::create(b, loc, accType, xq, wq, TypeAttr::get(i32));
+    }
+    if (failed(verify(acc.getDefiningOp()))) {
+      op->emitError("internal compiler error: the int8 contraction of this "
+                    "op is invalid");
+      return failure();
+    }
+    // y = cast<f32>(acc) * (amax / 127 * s_w[c] * alpha) + bias, the scale
+    // and bias broadcast along the channels (the last dim, or Conv's dim 1).
+    int64_t channels = resultType.getDimSize(isa<ConvOp>(op) ? 1 : resultType.getRank() - 1);
+    std::vector<float> scale(channels);
+    for (int64_t c = 0; c < channels; ++c)
+      scale[c] = float(amax / 127.0 * qw.scales[c] * alpha);
+    SmallVector<int64_t> channelShape = {channels};
+    if (isa<ConvOp>(op))
+      channelShape.append(resultType.getRank() - 2, 1);
+    auto channelType = RankedTensorType::get(channelShape, f32);
+    Value y = CastOp::create(b, loc, resultType, acc, false, false);
+    y = MulOp::create(
+        b, loc, resultType, y,
+        ConstantOp::create(b, loc,
+                           DenseElementsAttr::get(channelType,
+                                                  ArrayRef<float>(scale))));
+    if (bias) {
+      if (isa<ConvOp>(op))
+        bias = ConstantOp::create(b, loc,
+                                  constantF32(bias).reshape(channelType));
+      y = AddOp::create(b, loc, resultType, y, bias);
+    }
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    done = true;
+    return success();
+  }
+};
+
+} // namespace
