@@ -79,18 +79,22 @@ struct QuantizeInt8Pass
   using QuantizeInt8PassBase::QuantizeInt8PassBase;
 
   void runOnOperation() override {
-    auto main = getOperation().lookupSymbol<func::FuncOp>("main");
-    if (!main || main.getBody().empty())
-      return;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.getBody().empty() && failed(runOnFunction(func)))
+        return signalPassFailure();
+    recordLoweredContractions(getOperation(), quantized);
+  }
+
+private:
+  LogicalResult runOnFunction(func::FuncOp main) {
     llvm::StringMap<double> ranges;
     for (const std::string &entry : amax) {
       size_t eq = entry.rfind('=');
       double a = 0;
       if (eq == std::string::npos ||
           !llvm::to_float(entry.substr(eq + 1), a) || !(a >= 0)) {
-        main.emitError("tessel-quantize-int8: bad amax entry '")
-            << entry << "' (NODE=A, A >= 0)";
-        return signalPassFailure();
+        return main.emitError("tessel-quantize-int8: bad amax entry '")
+               << entry << "' (NODE=A, A >= 0)";
       }
       ranges[entry.substr(0, eq)] = a;
     }
@@ -99,7 +103,7 @@ struct QuantizeInt8Pass
       kept.insert(n);
     for (const std::string &n : lowerNodes)
       forced.insert(n);
-    // The model's contractions, in order: the first and last stay f32.
+    // The function's contractions, in order: the first and last stay f32.
     SmallVector<Operation *> contractions;
     for (Operation &op : main.getBody().front())
       if (isa<ConvOp, MatMulOp, GemmOp>(op) &&
@@ -118,14 +122,13 @@ struct QuantizeInt8Pass
         continue;
       bool done = false;
       if (failed(quantize(op, range->second, done)))
-        return signalPassFailure();
+        return failure();
       if (done)
         quantized.push_back(node);
     }
-    recordLoweredContractions(getOperation(), quantized);
+    return success();
   }
 
-private:
   std::vector<std::string> quantized;
 
   /// Rewrites `op` when its form is one this pass handles; success also

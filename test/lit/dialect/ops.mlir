@@ -77,6 +77,18 @@ func.func @softmax(%x: tensor<?x3x5xf32>) -> tensor<?x3x5xf32> {
 
 // -----
 
+// An integer contraction (int8 quantization): i8 operands, i32 sums.
+// CHECK-LABEL: func.func @matmul_int8
+// CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32} : (tensor<2x3xi8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+// CHECK:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}} : (tensor<1x2x4x4xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x4x4xi32>
+func.func @matmul_int8(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>, %x: tensor<1x2x4x4xi8>, %w: tensor<3x2x1x1xi8>) -> (tensor<2x4xi32>, tensor<1x3x4x4xi32>) {
+  %0 = tessel.matmul %a, %b {acc_type = i32} : (tensor<2x3xi8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+  %1 = tessel.conv %x, %w {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x4x4xi32>
+  return %0, %1 : tensor<2x4xi32>, tensor<1x3x4x4xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @matmul_2d
 // CHECK:         tessel.matmul %{{.+}}, %{{.+}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 func.func @matmul_2d(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {

@@ -1,0 +1,60 @@
+// --tessel-quantize-int8: a contraction with a constant weight and a
+// calibrated input range A computes on int8 with i32 sums: the input is
+// quantized symmetrically (x * 127 / A, rounded, saturated by the cast),
+// the weight per output channel at compile time (max |w| / 127), and the
+// sums dequantized by one constant per channel (A / 127 * s_w * alpha)
+// before the bias. The first and last contractions stay f32 unless
+// `lower` names them; so do contractions without a range, kept ones, and
+// forms the pass does not handle (a weight computed at run time).
+// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7,w=1 lower=g,m,c" --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
+// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
+// RUN: not tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Gemm: B = [[1, -0.5], [0.25, 2]] has column maxima 1 and 2: scales
+// 1/127 and 2/127, so column 0 is [127, 32] (0.25 * 127 = 31.75) and
+// column 1 is [-32, 127]; alpha 2 goes into the output scale:
+// 2.54 / 127 * [1/127, 2/127] * 2 = [3.1496e-4, 6.2992e-4].
+// CHECK-LABEL: func.func @gemm
+// CHECK-DAG:     %[[WQ:.+]] = tessel.constant dense<{{\[\[}}127, -32], [32, 127]]> : tensor<2x2xi8>
+// CHECK-DAG:     %[[INV:.+]] = tessel.constant dense<5.000000e+01> : tensor<f32>
+// CHECK-DAG:     %[[SCALE:.+]] = tessel.constant dense<[3.1496063{{[0-9]}}E-4, 6.2992126{{[0-9]}}E-4]> : tensor<2xf32>
+// CHECK:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
+// CHECK:         %[[R:.+]] = tessel.round %[[S]] : tensor<?x2xf32>
+// CHECK:         %[[Q:.+]] = tessel.cast %[[R]] : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// CHECK:         %[[ACC:.+]] = tessel.matmul %[[Q]], %[[WQ]] {acc_type = i32} : (tensor<?x2xi8>, tensor<2x2xi8>) -> tensor<?x2xi32>
+// CHECK:         %[[F:.+]] = tessel.cast %[[ACC]] : (tensor<?x2xi32>) -> tensor<?x2xf32>
+// CHECK:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
+// CHECK:         tessel.add %[[Y]], %arg1
+// EDGES-LABEL: func.func @gemm
+// EDGES:         tessel.gemm %arg0
+// KEEP-LABEL:  func.func @gemm
+// KEEP:          tessel.gemm %arg0
+func.func @gemm(%x: tensor<?x2xf32>, %c: tensor<2xf32>) -> tensor<?x2xf32> {
+  %b = tessel.constant dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %0 = tessel.gemm %x, %b, %c {alpha = 2.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32> loc("g"("Gemm"("m.onnx":0:0)))
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+// Three MatMuls: without `lower`, only the middle one is quantized; one
+// whose weight is computed at run time stays f32 either way.
+// CHECK-LABEL: func.func @chain
+// CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32} : (tensor<4x3xi8>, tensor<3x3xi8>) -> tensor<4x3xi32>
+// CHECK:         tessel.matmul %{{.+}}, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+// CHECK:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}} : (tensor<1x1x2x2xi8>, tensor<2x1x1x1xi8>) -> tensor<1x2x2x2xi32>
+// EDGES-LABEL: func.func @chain
+// EDGES:         tessel.matmul %arg0, %{{.+}} : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+// EDGES:         tessel.matmul %{{.+}}, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+// EDGES:         tessel.conv %arg2, %{{.+}} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+func.func @chain(%x: tensor<4x3xf32>, %v: tensor<3x3xf32>, %i: tensor<1x1x2x2xf32>) -> (tensor<4x3xf32>, tensor<1x2x2x2xf32>) {
+  %w = tessel.constant dense<0.5> : tensor<3x3xf32>
+  %k = tessel.constant dense<[[[[1.0]]], [[[-3.0]]]]> : tensor<2x1x1x1xf32>
+  %a = tessel.matmul %x, %w : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32> loc("m"("MatMul"("m.onnx":0:0)))
+  %b = tessel.matmul %a, %v : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32> loc("w"("MatMul"("m.onnx":0:0)))
+  %c = tessel.conv %i, %k {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("c"("Conv"("m.onnx":0:0)))
+  return %b, %c : tensor<4x3xf32>, tensor<1x2x2x2xf32>
+}
+
+// BAD: tessel-quantize-int8: bad amax entry 'g' (NODE=A, A >= 0)
