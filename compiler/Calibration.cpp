@@ -249,9 +249,8 @@ bool compare(const std::vector<Outputs> &reference,
       classifier = name;
     }
   }
-  // std::map orders names; the observed layers are wanted in model order,
-  // which their output positions give: reorder by the reference's keys is
-  // not possible, so callers list layers as compiled (see report).
+  // (Outputs orders names; the report lists layers in model order from
+  // the artifact's outputs.)
   if (classifierFound) {
     for (size_t s = 0; s < reference.size(); ++s) {
       const Values &r = reference[s].at(classifier),

@@ -3,7 +3,8 @@
 
 The measuring stick for whole real architectures (issue 6): every model that
 ../shared/models/export_models.py writes is compiled once with tessel-compile
-(cpu target) and run on several shapes by both ONNX Runtime (ort_run.js, one
+(cpu target, only the CPU variant this machine runs: test/e2e/cpu_variant.py)
+and run on several shapes by both ONNX Runtime (ort_run.js, one
 thread) and tessel-run on the same inputs; every output must agree within a
 relative L2 error ||tessel - ort|| / ||ort|| <= 1e-5.
 
@@ -52,6 +53,10 @@ import shutil
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "test", "e2e"))
+import cpu_variant  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -548,8 +553,10 @@ def main(argv=None):
             if os.path.exists(tsl):
                 os.remove(tsl)
             log("== %s: tessel-compile" % key)
+            target = args.device.split(":")[0]
+            mcpu = ["--mcpu", cpu_variant.host_variant()] if target == "cpu" else []
             rc, out, cerr, secs = run([os.path.join(bin_dir, "tessel-compile"), model_path,
-                                       "-o", tsl, "--target", args.device.split(":")[0]],
+                                       "-o", tsl, "--target", target] + mcpu,
                                       COMPILE_TIMEOUT_S)
             if rc != 0 or not os.path.isfile(tsl):
                 err = short_error(cerr or out) if rc else "exit 0 but no .tsl written"
