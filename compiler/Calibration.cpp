@@ -271,21 +271,31 @@ bool compare(const std::vector<Outputs> &reference,
 
 namespace {
 
+/// Compiles `modelPath` with `options` for the CPU alone, observing every
+/// contraction's result (or, with `inputs`, its input).
+bool compileObserved(mlir::MLIRContext &context, const std::string &modelPath,
+                     CompileOptions &options, bool inputs,
+                     format::Artifact &artifact, std::string &error) {
+  options.observeContractions = true;
+  options.observeInputs = inputs;
+  options.targets = {"cpu"};
+  options.emit.clear();
+  options.onStage = nullptr;
+  if (mlir::succeeded(compileOnnxModel(context, modelPath, options, artifact)))
+    return true;
+  error = "compiling the model at " + options.precision +
+          " with observers failed (see the error above)";
+  return false;
+}
+
 bool compileAndRun(mlir::MLIRContext &context, const std::string &modelPath,
                    CompileOptions options, const std::vector<Sample> &samples,
                    std::vector<Outputs> &out,
                    std::vector<std::string> &layerOrder,
                    std::vector<std::string> &lowered, std::string &error) {
-  options.observeContractions = true;
-  options.targets = {"cpu"};
-  options.emit.clear();
-  options.onStage = nullptr;
   format::Artifact artifact;
-  if (mlir::failed(compileOnnxModel(context, modelPath, options, artifact))) {
-    error = "compiling the model at " + options.precision +
-            " with observers failed (see the error above)";
+  if (!compileObserved(context, modelPath, options, false, artifact, error))
     return false;
-  }
   lowered = options.loweredContractions;
   layerOrder.clear();
   for (const format::TensorSignature &sig : artifact.outputs)
@@ -322,16 +332,9 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
   std::vector<Outputs> reference, candidate;
   std::vector<std::string> layers;
   {
-    CompileOptions probe = fp32;
-    probe.observeContractions = true;
-    probe.targets = {"cpu"};
-    probe.emit.clear();
-    probe.onStage = nullptr;
     format::Artifact artifact;
-    if (mlir::failed(compileOnnxModel(context, modelPath, probe, artifact))) {
-      error = "compiling the model at fp32 with observers failed";
+    if (!compileObserved(context, modelPath, fp32, false, artifact, error))
       return false;
-    }
     std::vector<Sample> samples;
     if (!loadSet(budget.calibrationDir, artifact.inputs, samples, error) ||
         !run(artifact, samples, reference, error))
@@ -651,15 +654,9 @@ bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
   }
   CompileOptions observe = options;
   observe.precision = "fp32";
-  observe.observeContractions = observe.observeInputs = true;
-  observe.targets = {"cpu"};
-  observe.emit.clear();
-  observe.onStage = nullptr;
   format::Artifact artifact;
-  if (mlir::failed(compileOnnxModel(context, modelPath, observe, artifact))) {
-    error = "compiling the model at fp32 with observers failed";
+  if (!compileObserved(context, modelPath, observe, true, artifact, error))
     return false;
-  }
   std::vector<Sample> samples;
   if (!loadSet(int8.calibrationDir, artifact.inputs, samples, error))
     return false;
