@@ -621,8 +621,8 @@ bool writeCache(const std::string &path, const std::string &calibrator,
 
 } // namespace
 
-bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
-                   const CompileOptions &options, const Int8Options &int8,
+bool calibrateRanges(mlir::MLIRContext &context, const std::string &modelPath,
+                   const CompileOptions &options, const RangeOptions &int8,
                    std::vector<std::string> &amax, std::string &summary,
                    std::string &error) {
   static const char *const calibrators[] = {"minmax", "percentile", "entropy",
@@ -642,14 +642,15 @@ bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
     std::string calibrator;
     if (!readCache(int8.cachePath, amax, calibrator, error))
       return false;
-    summary = "int8 ranges of " + std::to_string(amax.size()) +
+    summary = "ranges of " + std::to_string(amax.size()) +
               " layers from the calibration cache " + int8.cachePath +
               (calibrator.empty() ? "" : " (" + calibrator + ")");
     return true;
   }
   if (int8.calibrationDir.empty()) {
-    error = "--precision int8 needs --calibration DIR (or an existing "
-            "--calibration-cache FILE)";
+    error = "--precision " + options.precision +
+            " needs --calibration DIR (or an existing --calibration-cache "
+            "FILE)";
     return false;
   }
   CompileOptions observe = options;
@@ -706,7 +707,7 @@ bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
     std::snprintf(buf, sizeof(buf), "%.9g", a);
     amax.push_back(node + "=" + buf);
   }
-  summary = "int8 ranges of " + std::to_string(ranges.size()) +
+  summary = "ranges of " + std::to_string(ranges.size()) +
             " layers calibrated (" + int8.calibrator + ") on " +
             std::to_string(samples.size()) + " run" +
             (samples.size() == 1 ? "" : "s") + " of " + int8.calibrationDir;

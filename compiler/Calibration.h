@@ -58,7 +58,7 @@ bool runEach(const format::Artifact &artifact,
              const std::function<void(size_t, const Outputs &)> &visit,
              std::string &error);
 
-/// The calibrators of int8 (design.md section 8): each picks the range A
+/// The calibrators of int8 and fp8 (design.md section 8): each picks the range A
 /// of a tensor from the histogram of its magnitudes (2,048 bins over
 /// [0, max |x|]).
 ///   minmax      A = max |x|
@@ -71,8 +71,8 @@ bool runEach(const format::Artifact &artifact,
 double calibratedRange(const std::vector<double> &histogram, double maxAbs,
                        const std::string &calibrator, double percentile);
 
-/// int8 calibration (--precision int8).
-struct Int8Options {
+/// int8 and fp8 calibration (--precision int8|fp8).
+struct RangeOptions {
   std::string calibrationDir;
   /// --calibration-cache: read when it exists (no calibration run), else
   /// written after calibrating.
@@ -86,8 +86,8 @@ struct Int8Options {
 /// at fp32 with the inputs observed and running it twice over the
 /// calibration set (the magnitudes' maxima, then their histograms).
 /// `summary` gets a line saying where the ranges came from.
-bool calibrateInt8(mlir::MLIRContext &context, const std::string &modelPath,
-                   const CompileOptions &options, const Int8Options &int8,
+bool calibrateRanges(mlir::MLIRContext &context, const std::string &modelPath,
+                   const CompileOptions &options, const RangeOptions &int8,
                    std::vector<std::string> &amax, std::string &summary,
                    std::string &error);
 

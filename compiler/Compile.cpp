@@ -181,20 +181,21 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     vulkanMapping = mapping;
   }
 
-  if (options.precision == "int8" && options.int8Amax.empty())
+  if ((options.precision == "int8" || options.precision == "fp8") &&
+      options.int8Amax.empty())
     return emitError(fileLoc)
-           << "--precision int8 needs the ranges of calibration: "
-              "--calibration DIR or --calibration-cache FILE";
+           << "--precision " << options.precision
+           << " needs the ranges of calibration: --calibration DIR or "
+              "--calibration-cache FILE";
   if (options.precision != "fp32" && options.precision != "bf16" &&
-      options.precision != "fp16" && options.precision != "int8") {
-    if (options.precision == "fp8")
-      return emitError(fileLoc)
-             << "--precision " << options.precision
-             << " is not implemented yet (fp32, bf16, fp16 and int8 are)";
+      options.precision != "fp16" && options.precision != "int8" &&
+      options.precision != "fp8")
     return emitError(fileLoc) << "--precision: unknown precision '"
                               << options.precision
                               << "' (fp32, bf16, fp16, int8, fp8)";
-  }
+  if (options.fp8Format != "e4m3" && options.fp8Format != "e5m2")
+    return emitError(fileLoc) << "--fp8-format: unknown format '"
+                              << options.fp8Format << "' (e4m3, e5m2)";
 
   // The binaries to build: one per target, the cpu target one per CPU
   // variant. Each tiles its own copy; the stages (and so the plan's
@@ -247,13 +248,16 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     observe.inputs = options.observeInputs;
     graphPasses.addPass(createObserveContractionsPass(observe));
   }
-  if (options.precision == "int8") {
-    QuantizeInt8PassOptions quantize;
+  if (options.precision == "int8" || options.precision == "fp8") {
+    QuantizePassOptions quantize;
+    quantize.format = options.precision == "int8" ? "int8"
+                      : options.fp8Format == "e5m2" ? "fp8-e5m2"
+                                                    : "fp8-e4m3";
     quantize.amax.assign(options.int8Amax.begin(), options.int8Amax.end());
     quantize.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
     quantize.lowerNodes.assign(options.lowerNodes.begin(),
                                options.lowerNodes.end());
-    graphPasses.addPass(createQuantizeInt8Pass(quantize));
+    graphPasses.addPass(createQuantizePass(quantize));
     graphPasses.addPass(createCanonicalizerPass());
   } else if (options.precision != "fp32") {
     LowerPrecisionPassOptions precision;

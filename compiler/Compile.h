@@ -59,9 +59,11 @@ struct CompileOptions {
   /// With observeContractions: observe each contraction's input instead
   /// (int8 calibration).
   bool observeInputs = false;
-  /// int8: "NODE=A", the calibrated range of each contraction's input
-  /// (calibration::calibrateInt8).
+  /// int8 and fp8: "NODE=A", the calibrated range of each contraction's
+  /// input (calibration::calibrateRanges).
   std::vector<std::string> int8Amax;
+  /// fp8: "e4m3" (weights and activations; the default) or "e5m2".
+  std::string fp8Format = "e4m3";
   /// Set by the compile: the ONNX nodes of the contractions the precision
   /// passes lowered (bf16/fp16/int8).
   std::vector<std::string> loweredContractions;

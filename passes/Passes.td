@@ -136,14 +136,16 @@ def ObserveContractionsPass : Pass<"tessel-observe-contractions", "::mlir::Modul
   let dependentDialects = ["::tessel::TesselDialect"];
 }
 
-def QuantizeInt8Pass : Pass<"tessel-quantize-int8", "::mlir::ModuleOp"> {
-  let summary = "Post-training int8 quantization of Conv, MatMul and Gemm";
+def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
+  let summary = "Post-training int8 or fp8 quantization of Conv, MatMul and Gemm";
   let description = [{
-    `tessel-compile --precision int8` (design.md section 8). Each f32
+    `tessel-compile --precision int8|fp8` (design.md section 8). Each f32
     Conv, MatMul (rank-2 weight) and Gemm (alpha any, beta 1, neither
-    operand transposed) of `main`'s body whose weight is a constant and
-    whose input has a calibrated range (`amax`: "NODE=A", the largest
-    magnitude the calibrator kept) becomes
+    operand transposed) of a function whose weight is a constant and whose
+    input has a calibrated range (`amax`: "NODE=A", the largest magnitude
+    the calibrator kept) is quantized.
+
+    int8 (`format=int8`, the default):
       xq  = cast<i8>(round(x * (127 / A)))        (symmetric, per tensor;
                                                    the cast saturates)
       acc = integer contraction(xq, Wq) : i32     (Wq: i8 constant,
@@ -153,11 +155,24 @@ def QuantizeInt8Pass : Pass<"tessel-quantize-int8", "::mlir::ModuleOp"> {
     so the scales are folded at compile time, and the dequantization, the
     bias and whatever follows (an activation, the next layer's
     quantization) fuse into the contraction's epilogue
-    (tessel-form-dispatch-regions). The first and last contractions of the
-    model stay f32 unless `lower` names them, as do the nodes and ONNX op
-    types `keep-fp32` names and every contraction without a range.
+    (tessel-form-dispatch-regions).
+
+    fp8 (`format=fp8-e4m3` or `fp8-e5m2`; per-tensor scales, F the
+    format's largest finite value, 448 or 57344): the input becomes
+      x8 = cast<f32>(cast<f8>(x * (F / A))) * (A / F)
+    (the cast saturating, rounding to nearest even) and the weight its
+    values rounded the same way at compile time with the scale
+    max |W| / F; the contraction then runs in f32 on those values: the
+    CPU computes fp8 by conversion, for its numerics (GPU fp8 tensor cores
+    come with the tensor-core work).
+
+    The first and last contractions of a function stay f32 unless `lower`
+    names them, as do the nodes and ONNX op types `keep-fp32` names and
+    every contraction without a range.
   }];
   let options = [
+    Option<"format", "format", "std::string", "\"int8\"",
+           "int8, fp8-e4m3 or fp8-e5m2">,
     ListOption<"amax", "amax", "std::string",
                "NODE=A: the calibrated range of each contraction's input">,
     ListOption<"keepFp32", "keep-fp32", "std::string",

@@ -74,7 +74,10 @@ static const char *kUsage =
     "                     normalizations, reductions, exp/log/pow stay f32.\n"
     "                     int8: Conv, MatMul and Gemm with constant weights\n"
     "                     (not the first and last) on int8 with int32 sums,\n"
-    "                     ranges from --calibration or --calibration-cache\n"
+    "                     ranges from --calibration or --calibration-cache.\n"
+    "                     fp8: their inputs and weights rounded to float8\n"
+    "                     (E4M3, or --fp8-format e5m2) with per-tensor\n"
+    "                     scales from the same calibration\n"
     "  --keep-fp32 X,...  ONNX op types or node names that stay f32\n"
     "  --lower NODE,...   ONNX nodes that follow a low region anyway\n"
     "  --calibration DIR  calibration inputs: DIR/<input>.npy (a batch along\n"
@@ -89,7 +92,8 @@ static const char *kUsage =
     "                     is at most X (with --metric top1: until top-1\n"
     "                     agreement is at least X, a fraction)\n"
     "  --metric M         rel-l2 (default) or top1, for --accuracy-budget\n"
-    "  --calibrator C     int8 ranges: minmax (default), percentile, entropy,\n"
+    "  --fp8-format F     e4m3 (default) or e5m2\n"
+    "  --calibrator C     int8/fp8 ranges: minmax (default), percentile, entropy,\n"
     "                     mse\n"
     "  --percentile P     the percentile calibrator's percentile (99.99)\n"
     "  --calibration-cache FILE\n"
@@ -371,7 +375,7 @@ static bool writeOutputs(const tessel::format::Artifact &artifact,
 int main(int argc, char **argv) {
   std::string input, output, dumpDir, reportPath;
   tessel::calibration::BudgetOptions budget;
-  tessel::calibration::Int8Options int8;
+  tessel::calibration::RangeOptions int8;
   bool report = false, timings = false;
   std::vector<std::string> models;
   bool checkMode = false;
@@ -435,6 +439,9 @@ int main(int argc, char **argv) {
     } else if (arg == "--precision-report") {
       if (!value(reportPath))
         return usageError("--precision-report needs a file");
+    } else if (arg == "--fp8-format") {
+      if (!value(options.fp8Format))
+        return usageError("--fp8-format needs a value");
     } else if (arg == "--calibrator") {
       if (!value(int8.calibrator))
         return usageError("--calibrator needs a value");
@@ -511,10 +518,10 @@ int main(int argc, char **argv) {
   // The precision report and the accuracy budget run the model on the
   // calibration set first; the budget's choice of fp32 layers then holds
   // for the artifact.
-  if (options.precision == "int8") {
+  if (options.precision == "int8" || options.precision == "fp8") {
     int8.calibrationDir = budget.calibrationDir;
     std::string summary, error;
-    if (!tessel::calibration::calibrateInt8(context, input, options, int8,
+    if (!tessel::calibration::calibrateRanges(context, input, options, int8,
                                             options.int8Amax, summary,
                                             error)) {
       stages.finish();
@@ -524,18 +531,18 @@ int main(int argc, char **argv) {
       return 2;
     }
   } else if (!int8.cachePath.empty()) {
-    return usageError("--calibration-cache holds int8 ranges: it needs "
-                      "--precision int8");
+    return usageError("--calibration-cache holds int8/fp8 ranges: it needs "
+                      "--precision int8 or fp8");
   }
   bool searches = !reportPath.empty() || budget.budget >= 0;
   if (searches || (!budget.calibrationDir.empty() &&
-                   options.precision != "int8")) {
+                   options.precision != "int8" && options.precision != "fp8")) {
     if (budget.calibrationDir.empty())
       return usageError("--precision-report and --accuracy-budget need "
                         "--calibration DIR");
     if (!searches)
-      return usageError("--calibration is used by --precision int8, "
-                        "--precision-report and --accuracy-budget");
+      return usageError("--calibration is used by --precision int8 and "
+                        "fp8, --precision-report and --accuracy-budget");
     std::string text, error;
     std::vector<std::string> returned;
     tessel::CompileOptions search = options;

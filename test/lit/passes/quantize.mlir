@@ -1,4 +1,4 @@
-// --tessel-quantize-int8: a contraction with a constant weight and a
+// --tessel-quantize (format int8): a contraction with a constant weight and a
 // calibrated input range A computes on int8 with i32 sums: the input is
 // quantized symmetrically (x * 127 / A, rounded, saturated by the cast),
 // the weight per output channel at compile time (max |w| / 127), and the
@@ -6,10 +6,24 @@
 // before the bias. The first and last contractions stay f32 unless
 // `lower` names them; so do contractions without a range, kept ones, and
 // forms the pass does not handle (a weight computed at run time).
-// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7,w=1 lower=g,m,c" --canonicalize | FileCheck %s
-// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
-// RUN: tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
-// RUN: not tessel-opt %s --split-input-file --tessel-quantize-int8="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1 lower=g,m,c" --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
+// RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="format=fp8-e4m3 amax=g=2.54 lower=g" | FileCheck %s --check-prefix=FP8
+// RUN: not tessel-opt %s --split-input-file --tessel-quantize="format=fp4" 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT
+
+// fp8 (E4M3, largest 448) by conversion: the input scaled by 448 / 2.54,
+// cast to float8 and back (format 17), scaled back; the weight rounded to
+// float8 with the per-tensor scale 2 / 448 at compile time (0.25 is
+// exact, as is every value here); the Gemm itself stays f32.
+// FP8-LABEL: func.func @gemm
+// FP8:         %[[S:.+]] = tessel.mul %arg0, %{{.+}} : (tensor<?x2xf32>, tensor<f32>) -> tensor<?x2xf32>
+// FP8:         %[[D:.+]] = tessel.cast %[[S]] {result_format = 17 : i32} : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// FP8:         %[[U:.+]] = tessel.cast %[[D]] {input_format = 17 : i32} : (tensor<?x2xi8>) -> tensor<?x2xf32>
+// FP8:         %[[X:.+]] = tessel.mul %[[U]], %{{.+}} : (tensor<?x2xf32>, tensor<f32>) -> tensor<?x2xf32>
+// FP8:         %[[W:.+]] = tessel.constant dense<{{\[\[}}1.000000e+00, -5.000000e-01], [2.500000e-01, 2.000000e+00]]> : tensor<2x2xf32>
+// FP8:         tessel.gemm %[[X]], %[[W]], %arg1 {alpha = 2.000000e+00 : f32, {{.*}}} : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
 
 // Gemm: B = [[1, -0.5], [0.25, 2]] has column maxima 1 and 2: scales
 // 1/127 and 2/127, so column 0 is [127, 32] (0.25 * 127 = 31.75) and
@@ -57,4 +71,5 @@ func.func @chain(%x: tensor<4x3xf32>, %v: tensor<3x3xf32>, %i: tensor<1x1x2x2xf3
   return %b, %c : tensor<4x3xf32>, tensor<1x2x2x2xf32>
 }
 
-// BAD: tessel-quantize-int8: bad amax entry 'g' (NODE=A, A >= 0)
+// BAD: tessel-quantize: bad amax entry 'g' (NODE=A, A >= 0)
+// BAD-FORMAT: tessel-quantize: unknown format 'fp4' (int8, fp8-e4m3, fp8-e5m2)

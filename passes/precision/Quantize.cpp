@@ -1,4 +1,4 @@
-//===- QuantizeInt8.cpp - Post-training int8 contractions -----------------===//
+//===- Quantize.cpp - Post-training int8 and fp8 contractions -------------===//
 //
 // See Passes.td and docs/design.md, section 8.
 //
@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -20,7 +21,7 @@
 #include <cmath>
 
 namespace tessel {
-#define GEN_PASS_DEF_QUANTIZEINT8PASS
+#define GEN_PASS_DEF_QUANTIZEPASS
 #include "passes/Passes.h.inc"
 } // namespace tessel
 
@@ -74,11 +75,23 @@ QuantizedWeight quantizeWeight(DenseElementsAttr w, int64_t axis) {
   return q;
 }
 
-struct QuantizeInt8Pass
-    : tessel::impl::QuantizeInt8PassBase<QuantizeInt8Pass> {
-  using QuantizeInt8PassBase::QuantizeInt8PassBase;
+struct QuantizePass : tessel::impl::QuantizePassBase<QuantizePass> {
+  using QuantizePassBase::QuantizePassBase;
 
   void runOnOperation() override {
+    if (format == "fp8-e4m3") {
+      fp8 = &llvm::APFloat::Float8E4M3FN();
+      fp8Onnx = 17; // FLOAT8E4M3FN
+    } else if (format == "fp8-e5m2") {
+      fp8 = &llvm::APFloat::Float8E5M2();
+      fp8Onnx = 19; // FLOAT8E5M2
+    } else if (format != "int8") {
+      getOperation().emitError("tessel-quantize: unknown format '")
+          << format << "' (int8, fp8-e4m3, fp8-e5m2)";
+      return signalPassFailure();
+    }
+    if (fp8)
+      fp8Max = llvm::APFloat::getLargest(*fp8).convertToDouble();
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.getBody().empty() && failed(runOnFunction(func)))
         return signalPassFailure();
@@ -93,7 +106,7 @@ private:
       double a = 0;
       if (eq == std::string::npos ||
           !llvm::to_float(entry.substr(eq + 1), a) || !(a >= 0)) {
-        return main.emitError("tessel-quantize-int8: bad amax entry '")
+        return main.emitError("tessel-quantize: bad amax entry '")
                << entry << "' (NODE=A, A >= 0)";
       }
       ranges[entry.substr(0, eq)] = a;
@@ -121,7 +134,8 @@ private:
       if (range == ranges.end() || range->second <= 0)
         continue;
       bool done = false;
-      if (failed(quantize(op, range->second, done)))
+      if (failed(fp8 ? quantizeFp8(op, range->second, done)
+                     : quantize(op, range->second, done)))
         return failure();
       if (done)
         quantized.push_back(node);
@@ -130,6 +144,63 @@ private:
   }
 
   std::vector<std::string> quantized;
+  const llvm::fltSemantics *fp8 = nullptr; ///< null for int8
+  int32_t fp8Onnx = 0;                     ///< its ONNX data type
+  double fp8Max = 0;                       ///< its largest finite value
+
+  /// `v` rounded to the fp8 format (nearest even; |v| <= fp8Max here).
+  double roundFp8(double v) const {
+    llvm::APFloat x(v);
+    bool lost;
+    x.convert(*fp8, llvm::APFloat::rmNearestTiesToEven, &lost);
+    x.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return x.convertToDouble();
+  }
+
+  /// fp8 by conversion: the input and the weight rounded to fp8 with
+  /// per-tensor scales, the contraction itself unchanged (f32).
+  LogicalResult quantizeFp8(Operation *op, double amax, bool &done) {
+    Value input = op->getOperand(0), weight = op->getOperand(1);
+    DenseElementsAttr w = constantF32(weight);
+    if (!w)
+      return success();
+    if (auto g = dyn_cast<GemmOp>(op); g && (g.getTransA() || g.getTransB()))
+      return success();
+    std::vector<float> values(w.getValues<float>().begin(),
+                              w.getValues<float>().end());
+    double wMax = 0;
+    for (float v : values)
+      wMax = std::max(wMax, double(std::fabs(v)));
+    double wScale = wMax > 0 ? wMax / fp8Max : 1.0;
+    for (float &v : values)
+      v = float(roundFp8(v / wScale) * wScale);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    MLIRContext *ctx = op->getContext();
+    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8);
+    auto scalarF32 = [&](double v) -> Value {
+      auto t = RankedTensorType::get({}, f32);
+      return ConstantOp::create(b, loc, DenseElementsAttr::get(t, float(v)));
+    };
+    auto inType = cast<RankedTensorType>(input.getType());
+    Value scaled =
+        MulOp::create(b, loc, inType, input, scalarF32(fp8Max / amax));
+    auto down = CastOp::create(b, loc, inType.clone(i8), scaled, false, false);
+    down.setResultFormat(fp8Onnx);
+    down.setSaturate(true);
+    auto up = CastOp::create(b, loc, inType, down, false, false);
+    up.setInputFormat(fp8Onnx);
+    Value x8 = MulOp::create(b, loc, inType, up, scalarF32(amax / fp8Max));
+    Value w8 = ConstantOp::create(
+        b, weight.getLoc(),
+        DenseElementsAttr::get(cast<RankedTensorType>(w.getType()),
+                               ArrayRef<float>(values)));
+    op->setOperand(0, x8);
+    op->setOperand(1, w8);
+    done = true;
+    return success();
+  }
 
   /// Rewrites `op` when its form is one this pass handles; success also
   /// when it leaves it alone.
