@@ -193,6 +193,14 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     return emitError(fileLoc) << "--precision: unknown precision '"
                               << options.precision
                               << "' (fp32, bf16, fp16, int8, fp8)";
+  if (options.ioPrecision != "model" && options.ioPrecision != "low")
+    return emitError(fileLoc) << "--io-precision: unknown value '"
+                              << options.ioPrecision << "' (model, low)";
+  if (options.ioPrecision == "low" && options.precision != "bf16" &&
+      options.precision != "fp16")
+    return emitError(fileLoc) << "--io-precision low applies to --precision "
+                                 "bf16 and fp16 (int8 and fp8 models take "
+                                 "and give f32)";
   if (options.fp8Format != "e4m3" && options.fp8Format != "e5m2")
     return emitError(fileLoc) << "--fp8-format: unknown format '"
                               << options.fp8Format << "' (e4m3, e5m2)";
@@ -265,6 +273,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     precision.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
     precision.lowerNodes.assign(options.lowerNodes.begin(),
                                 options.lowerNodes.end());
+    precision.io = options.ioPrecision == "low";
     graphPasses.addPass(createLowerPrecisionPass(precision));
     graphPasses.addPass(createCanonicalizerPass());
   }

@@ -52,6 +52,9 @@ struct CompileOptions {
   /// ONNX op types or node names that stay f32 (--keep-fp32), and node
   /// names that follow a low region (--lower).
   std::vector<std::string> keepFp32, lowerNodes;
+  /// "model" (the default: inputs and outputs keep their types) or "low"
+  /// (bf16/fp16: the f32 inputs and outputs take the low type).
+  std::string ioPrecision = "model";
   /// Return every contraction's result as an extra output
   /// "tessel.observe:<node>" (tessel-observe-contractions): what
   /// calibration and the precision report read.

@@ -100,7 +100,11 @@ def LowerPrecisionPass : Pass<"tessel-lower-precision"> {
     leaving it (the function's results keep their types).
     `keep-fp32` names ONNX op types ("Softmax", "Gemm") or node names that
     stay f32, `lower` node names that follow a region even when their kind
-    would not (a contraction of the list always starts one).
+    would not (a contraction of the list always starts one). With `io`
+    (--io-precision low) the f32 arguments and results of each function
+    take the low type (their `tessel.dtype` and `tessel.output_dtypes`
+    follow): an argument is then a low value like any other, and a result
+    is cast down where it is f32.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"bf16\"",
@@ -109,6 +113,8 @@ def LowerPrecisionPass : Pass<"tessel-lower-precision"> {
                "ONNX op types or node names that stay f32">,
     ListOption<"lowerNodes", "lower", "std::string",
                "ONNX node names that follow a low region">,
+    Option<"io", "io", "bool", "false",
+           "the function's f32 arguments and results take the low type">,
   ];
   let dependentDialects = ["::tessel::TesselDialect"];
 }

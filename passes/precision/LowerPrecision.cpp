@@ -18,6 +18,7 @@
 
 #include "dialects/Graph/TesselDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
@@ -82,6 +83,8 @@ struct LowerPrecisionPass
       kept.insert(name);
     for (const std::string &name : lowerNodes)
       forced.insert(name);
+    if (io)
+      getOperation()->walk([&](func::FuncOp func) { lowerArguments(func); });
     // The walk may reach the casts and constants it inserts after an op
     // it visited: those are the pass's own, never decided again.
     bool error = false;
@@ -109,6 +112,11 @@ private:
       bool f32Result = llvm::any_of(op->getResultTypes(), isF32Tensor);
       lowers = f32Result && (role == Role::Contraction || lowOperand ||
                              forced.contains(node));
+    }
+    if (io && isa<func::ReturnOp>(op) &&
+        isa<func::FuncOp>(op->getParentOp())) {
+      lowerResults(cast<func::ReturnOp>(op));
+      return false;
     }
     if (!lowers) {
       // Kept: what enters it from a low region goes back to f32.
@@ -142,6 +150,49 @@ private:
       return true;
     }
     return false;
+  }
+
+  /// The ONNX data type of the low type (tessel.dtype, output_dtypes).
+  int64_t lowOnnxType() const { return low.isBF16() ? 16 : 10; }
+
+  /// --io-precision low: the f32 arguments become low values.
+  void lowerArguments(func::FuncOp func) {
+    if (func.getBody().empty())
+      return;
+    Builder b(func.getContext());
+    for (BlockArgument arg : func.getArguments()) {
+      if (!isF32Tensor(arg.getType()))
+        continue;
+      arg.setType(cast<RankedTensorType>(arg.getType()).clone(low));
+      lowered.insert(arg);
+      if (func.getArgAttr(arg.getArgNumber(), "tessel.dtype"))
+        func.setArgAttr(arg.getArgNumber(), "tessel.dtype",
+                        b.getI32IntegerAttr(lowOnnxType()));
+    }
+    func.setFunctionType(b.getFunctionType(
+        func.getBody().getArgumentTypes(), func.getResultTypes()));
+  }
+
+  /// --io-precision low: every f32 result is returned in the low type.
+  void lowerResults(func::ReturnOp ret) {
+    auto func = cast<func::FuncOp>(ret->getParentOp());
+    Builder b(func.getContext());
+    auto dtypes = func->getAttrOfType<ArrayAttr>("tessel.output_dtypes");
+    SmallVector<Attribute> outTypes;
+    if (dtypes)
+      outTypes.assign(dtypes.begin(), dtypes.end());
+    for (OpOperand &use : ret->getOpOperands()) {
+      if (isF32Tensor(use.get().getType()))
+        use.set(downcast(use.get(), ret.getLoc()));
+      else if (!lowered.contains(use.get()))
+        continue; // not a float the pass lowers (an index, a bf16 output)
+      if (dtypes)
+        outTypes[use.getOperandNumber()] = b.getI32IntegerAttr(lowOnnxType());
+    }
+    func.setFunctionType(b.getFunctionType(func.getArgumentTypes(),
+                                           ret->getOperandTypes()));
+    if (dtypes)
+      func->setAttr("tessel.output_dtypes", b.getArrayAttr(outTypes));
   }
 
   /// `v` (f32) in the low type: a constant converted at compile time, else

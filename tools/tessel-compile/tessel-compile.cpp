@@ -79,6 +79,8 @@ static const char *kUsage =
     "                     (E4M3, or --fp8-format e5m2) with per-tensor\n"
     "                     scales from the same calibration\n"
     "  --keep-fp32 X,...  ONNX op types or node names that stay f32\n"
+    "  --io-precision M   model (default: inputs and outputs keep their\n"
+    "                     types) or low (bf16/fp16: f32 ones take it)\n"
     "  --lower NODE,...   ONNX nodes that follow a low region anyway\n"
     "  --calibration DIR  calibration inputs: DIR/<input>.npy (a batch along\n"
     "                     axis 0) or subfolders with one sample each\n"
@@ -439,6 +441,9 @@ int main(int argc, char **argv) {
     } else if (arg == "--precision-report") {
       if (!value(reportPath))
         return usageError("--precision-report needs a file");
+    } else if (arg == "--io-precision") {
+      if (!value(options.ioPrecision))
+        return usageError("--io-precision needs a value");
     } else if (arg == "--fp8-format") {
       if (!value(options.fp8Format))
         return usageError("--fp8-format needs a value");

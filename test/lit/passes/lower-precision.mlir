@@ -8,6 +8,7 @@
 // RUN: tessel-opt %s --split-input-file --tessel-lower-precision="keep-fp32=MatMul" | FileCheck %s --check-prefix=KEEP
 // RUN: tessel-opt %s --split-input-file --tessel-lower-precision="keep-fp32=mm2" | FileCheck %s --check-prefix=NODE
 // RUN: not tessel-opt %s --split-input-file --tessel-lower-precision=precision=fp12 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tessel-opt %s --split-input-file --tessel-lower-precision="io=true" | FileCheck %s --check-prefix=IO
 
 // 1 + 2^-8 is halfway between the bf16 values 1 and 1 + 2^-7 (to even: 1);
 // 1 + 3 * 2^-8 rounds up to 1 + 2^-6. f16 holds both exactly.
@@ -26,7 +27,16 @@
 // F16:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = f32} : (tensor<?x2xf16>, tensor<2x2xf16>) -> tensor<?x2xf16>
 // KEEP-LABEL: func.func @mlp
 // KEEP-NOT:   bf16
-func.func @mlp(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+// With io, the argument and results are bf16 (and their ONNX dtype 16):
+// no cast down of x, the softmax's f32 result cast down at the return.
+// IO-LABEL: func.func @mlp
+// IO-SAME:    (%arg0: tensor<?x2xbf16> {tessel.dtype = 16 : i32}) -> (tensor<?x2xbf16>, tensor<?x2xbf16>)
+// IO-SAME:    tessel.output_dtypes = [16 : i32, 16 : i32]
+// IO:         tessel.matmul %arg0, %{{.+}} {acc_type = f32}
+// IO:         %[[S:.+]] = tessel.softmax %{{.+}} {axis = 1 : i64} : tensor<?x2xf32>
+// IO:         %[[SD:.+]] = tessel.cast %[[S]] : (tensor<?x2xf32>) -> tensor<?x2xbf16>
+// IO:         return %[[SD]], %{{.+}} : tensor<?x2xbf16>, tensor<?x2xbf16>
+func.func @mlp(%x: tensor<?x2xf32> {tessel.dtype = 1 : i32}) -> (tensor<?x2xf32>, tensor<?x2xf32>) attributes {tessel.output_dtypes = [1 : i32, 1 : i32]} {
   %w = tessel.constant dense<[[1.00390625, 1.01171875], [-2.0, 0.5]]> : tensor<2x2xf32> loc("w"("Constant"("m.onnx":0:0)))
   %b = tessel.constant dense<0.25> : tensor<2xf32>
   %m = tessel.matmul %x, %w : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32> loc("mm"("MatMul"("m.onnx":0:0)))
