@@ -116,8 +116,9 @@ std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
                     : AffineMap();
   if (!w || !hasReduction(op) || !out.isProjectedPermutation())
     return std::nullopt;
+  // Float sums, or an integer contraction's i32 sums (int8 quantization).
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (!isa<FloatType>(element))
+  if (!isa<FloatType>(element) && !element.isInteger(32))
     return std::nullopt;
   int64_t lanes = tessel::lanesOf(element, vectorBits);
   std::optional<int64_t> width = staticLoopExtent(op, *w);
