@@ -3,7 +3,7 @@
 
 The measuring stick for whole real architectures (issue 6): every model that
 ../shared/models/export_models.py writes is compiled once with tessel-compile
-(cpu target, only the CPU variant this machine runs: test/e2e/cpu_variant.py)
+(cpu target, one CPU variant: test/e2e/cpu_variant.py)
 and run on several shapes by both ONNX Runtime (ort_run.js, one
 thread) and tessel-run on the same inputs; every output must agree within a
 relative L2 error ||tessel - ort|| / ||ort|| <= 1e-5.
@@ -554,7 +554,7 @@ def main(argv=None):
                 os.remove(tsl)
             log("== %s: tessel-compile" % key)
             target = args.device.split(":")[0]
-            mcpu = ["--mcpu", cpu_variant.host_variant()] if target == "cpu" else []
+            mcpu = ["--mcpu", cpu_variant.suite_variant()] if target == "cpu" else []
             rc, out, cerr, secs = run([os.path.join(bin_dir, "tessel-compile"), model_path,
                                        "-o", tsl, "--target", target] + mcpu,
                                       COMPILE_TIMEOUT_S)

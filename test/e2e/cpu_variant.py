@@ -3,10 +3,15 @@
 tessel-compile builds one binary per CPU variant (default
 x86-64-v4+avx512bf16+avx512vnni and x86-64-v3) and the runtime runs the
 best one the host supports. The suites that compile hundreds of models
-build only that one (`--mcpu`), which halves their CPU code generation and
-still tests the code this machine runs by default; the other variants run
-in test/lit/tools/cpu-variants.test and test/python/test_tessel.py.
+(node tests, sweeps, real models) build one variant only, which halves
+their CPU code generation: x86-64-v3, the same on every machine, so that
+CI tests the same code wherever it runs. TESSEL_TEST_MCPU overrides it: a
+variant, or "host" for the default variant this machine runs (on an
+AVX-512 machine, the AVX-512 code users get there by default). Every
+variant the host supports runs in test/lit/tools/cpu-variants.test and
+test/python/test_tessel.py.
 """
+import os
 
 DEFAULT_VARIANTS = ("x86-64-v4+avx512bf16+avx512vnni", "x86-64-v3")
 
@@ -32,3 +37,9 @@ def host_variant():
     is wrong, the runtime refuses the binary with what the CPU lacks: the
     suites fail, they do not test the wrong code)."""
     return DEFAULT_VARIANTS[0] if _V4_BF16_VNNI <= host_flags() else DEFAULT_VARIANTS[1]
+
+
+def suite_variant():
+    """The variant the suites compile for (see above)."""
+    chosen = os.environ.get("TESSEL_TEST_MCPU", DEFAULT_VARIANTS[1])
+    return host_variant() if chosen == "host" else chosen

@@ -368,7 +368,7 @@ def run_test(name, folder, info, bin_dir, work_dir, timeout_s, gpu_offline=True,
 
     tsl = os.path.join(tdir, "model.tsl")
     target = (["--target", device.split(":")[0]] if device
-              else ["--mcpu", cpu_variant.host_variant()])
+              else ["--mcpu", cpu_variant.suite_variant()])
     err = call("compile", [compile_bin, os.path.join(folder, "model.onnx"), "-o", tsl]
                + target + list(compile_args))
     if err:

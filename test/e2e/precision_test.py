@@ -67,7 +67,7 @@ BUDGET = 2.5e-3
 def compile_model(bin_dir, work, model, precision, tag, extra=()):
     tsl = os.path.join(work, "%s-%s.tsl" % (model, tag))
     run([os.path.join(bin_dir, "tessel-compile"), os.path.join(work, model + ".onnx"),
-         "-o", tsl, "--precision", precision, "--mcpu", cpu_variant.host_variant()]
+         "-o", tsl, "--precision", precision, "--mcpu", cpu_variant.suite_variant()]
         + list(extra))
     return tsl
 

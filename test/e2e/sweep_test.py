@@ -1328,8 +1328,8 @@ def run_family(name, gen, count, rng, args):
     if args.device == "vulkan":
         compile_cmd += ["--target", "vulkan"]
     else:
-        # The variant this CPU runs (cpu_variant.py): one CPU binary.
-        compile_cmd += ["--mcpu", cpu_variant.host_variant()]
+        # One CPU binary, the suites' variant (cpu_variant.py).
+        compile_cmd += ["--mcpu", cpu_variant.suite_variant()]
     try:
         _run(compile_cmd, work)
         _run([os.path.join(args.bin_dir, "tessel-run"), "model.tsl", "--device",
