@@ -78,6 +78,32 @@ struct BroadcastBFloat16AsI16 : OpRewritePattern<vector::BroadcastOp> {
   }
 };
 
+/// A select of bf16 values moves bits: an i16 select. (With bf16
+/// arithmetic emulated in f32 and its conversions expanded to integer
+/// ops, a select is what is left of a Relu or Max in bf16; the SPIR-V
+/// conversion has no bf16 to select.)
+struct SelectBFloat16AsI16 : OpRewritePattern<arith::SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    Type bits;
+    if (type.isBF16())
+      bits = rewriter.getIntegerType(16);
+    else if (VectorType lanes = asI16Lanes(type))
+      bits = lanes;
+    else
+      return failure();
+    Location loc = op.getLoc();
+    Value t = arith::BitcastOp::create(rewriter, loc, bits, op.getTrueValue());
+    Value f = arith::BitcastOp::create(rewriter, loc, bits, op.getFalseValue());
+    Value selected =
+        arith::SelectOp::create(rewriter, loc, op.getCondition(), t, f);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, selected);
+    return success();
+  }
+};
+
 struct ExpandBFloat16Pass
     : tessel::impl::ExpandBFloat16PassBase<ExpandBFloat16Pass> {
   using ExpandBFloat16PassBase::ExpandBFloat16PassBase;
@@ -86,6 +112,8 @@ struct ExpandBFloat16Pass
     arith::populateExpandBFloat16Patterns(patterns);
     if (broadcastAsI16)
       patterns.add<BroadcastBFloat16AsI16>(&getContext());
+    if (selectAsI16)
+      patterns.add<SelectBFloat16AsI16>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -50,6 +50,9 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
            "broadcasts of bf16 scalars as i16 ones (the CPU, whose backend "
            "builds bf16 vectors through f32; the SPIR-V conversion stores "
            "bf16 in its own way)">,
+    Option<"selectAsI16", "select-as-i16", "bool", "false",
+           "selects of bf16 values as i16 ones (Vulkan: SPIR-V has no bf16, "
+           "and a bf16 Relu or Max leaves a select after emulation)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect"];

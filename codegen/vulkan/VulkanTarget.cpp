@@ -77,7 +77,12 @@ public:
   void addLoweringPasses(OpPassManager &pm) const override {
     tessel::addBuiltinPipeline(pm, "gpu.module(expand-strided-metadata),"
                     " tessel-vulkan-kernel-abi,"
-                    " gpu.module(lower-affine, arith-expand, tessel-expand-bf16,"
+                    " gpu.module(lower-affine, arith-expand,"
+                    // bf16 arithmetic in f32, its conversions as integer
+                    // ops, and what only moves bf16 values as i16: SPIR-V
+                    // has no bf16.
+                    " arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+                    " tessel-expand-bf16{select-as-i16=true},"
                     " canonicalize, cse, tessel-saturate-index, canonicalize,"
                     " convert-math-to-spirv),"
                     " convert-gpu-to-spirv{use-64bit-index=false},"
