@@ -578,12 +578,30 @@ bool readCache(const std::string &path, std::vector<std::string> &amax,
     size_t colon = text.find(':', at);
     if (colon == std::string::npos)
       return bad("no value for '" + name + "'");
+    // A number (symmetric) or [LO, HI] (asymmetric).
+    const char *p = text.c_str() + colon + 1;
+    while (std::isspace(static_cast<unsigned char>(*p)))
+      ++p;
     char *end = nullptr;
-    double v = std::strtod(text.c_str() + colon + 1, &end);
-    if (end == text.c_str() + colon + 1 || !(v >= 0))
-      return bad("the range of '" + name + "' is not a number >= 0");
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.9g", v);
+    char buf[80];
+    if (*p == '[') {
+      double lo = std::strtod(p + 1, &end);
+      const char *comma = end;
+      while (std::isspace(static_cast<unsigned char>(*comma)))
+        ++comma;
+      double hi = *comma == ',' ? std::strtod(comma + 1, &end) : 0;
+      while (end && std::isspace(static_cast<unsigned char>(*end)))
+        ++end;
+      if (*comma != ',' || !end || *end != ']' || !(lo <= hi))
+        return bad("the range of '" + name + "' is not [LO, HI]");
+      ++end;
+      std::snprintf(buf, sizeof(buf), "%.9g:%.9g", lo, hi);
+    } else {
+      double v = std::strtod(p, &end);
+      if (end == p || !(v >= 0))
+        return bad("the range of '" + name + "' is not a number >= 0");
+      std::snprintf(buf, sizeof(buf), "%.9g", v);
+    }
     amax.push_back(name + "=" + buf);
     at = end - text.c_str();
     while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
@@ -594,19 +612,33 @@ bool readCache(const std::string &path, std::vector<std::string> &amax,
   return true;
 }
 
+/// A calibrated range as the cache and the quantize pass write it.
+struct CalibratedRange {
+  std::string node;
+  double lo, hi;
+  bool asymmetric;
+  /// "A" or "LO:HI" (the pass's form) / "A" or "[LO, HI]" (JSON).
+  std::string text(bool json) const {
+    char buf[80];
+    if (!asymmetric)
+      std::snprintf(buf, sizeof(buf), "%.9g", hi);
+    else
+      std::snprintf(buf, sizeof(buf), json ? "[%.9g, %.9g]" : "%.9g:%.9g",
+                    lo, hi);
+    return buf;
+  }
+};
+
 bool writeCache(const std::string &path, const std::string &calibrator,
-                const std::vector<std::pair<std::string, double>> &ranges,
-                size_t samples, std::string &error) {
+                const std::vector<CalibratedRange> &ranges, size_t samples,
+                std::string &error) {
   std::string text = "{\n  \"format\": \"tessel-calibration\",\n"
                      "  \"version\": 1,\n  \"calibrator\": \"" +
                      calibrator + "\",\n  \"samples\": " +
                      std::to_string(samples) + ",\n  \"ranges\": {";
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.9g", ranges[i].second);
+  for (size_t i = 0; i < ranges.size(); ++i)
     text += std::string(i ? "," : "") + "\n    \"" +
-            jsonEscape(ranges[i].first) + "\": " + buf;
-  }
+            jsonEscape(ranges[i].node) + "\": " + ranges[i].text(true);
   text += "\n  }\n}\n";
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
@@ -665,15 +697,18 @@ bool calibrateRanges(mlir::MLIRContext &context, const std::string &modelPath,
   for (const format::TensorSignature &sig : artifact.outputs)
     if (sig.name.rfind(kObservePrefix, 0) == 0)
       names.push_back(sig.name);
-  // Pass 1: the largest magnitude of each input; pass 2: histograms.
-  std::map<std::string, double> maxAbs;
+  // Pass 1: the extremes of each input; pass 2: histograms of |x|.
+  std::map<std::string, double> maxAbs, minimum, maximum;
   std::map<std::string, std::vector<double>> histograms;
   bool ok = runEach(
       artifact, samples,
       [&](size_t, const Outputs &out) {
         for (const std::string &name : names)
-          for (double v : out.at(name).data)
+          for (double v : out.at(name).data) {
             maxAbs[name] = std::max(maxAbs[name], std::fabs(v));
+            minimum[name] = std::min(minimum[name], v);
+            maximum[name] = std::max(maximum[name], v);
+          }
       },
       error);
   if (!ok)
@@ -697,15 +732,20 @@ bool calibrateRanges(mlir::MLIRContext &context, const std::string &modelPath,
       error);
   if (!ok)
     return false;
-  std::vector<std::pair<std::string, double>> ranges;
+  std::vector<CalibratedRange> ranges;
   for (const std::string &name : names) {
     double a = calibratedRange(histograms[name], maxAbs[name],
                                int8.calibrator, int8.percentile);
-    std::string node = name.substr(std::strlen(kObservePrefix));
-    ranges.push_back({node, a});
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.9g", a);
-    amax.push_back(node + "=" + buf);
+    CalibratedRange r{name.substr(std::strlen(kObservePrefix)), -a, a,
+                      int8.asymmetric};
+    if (r.asymmetric) {
+      // The observed extremes (0 included: a zero must stay exact),
+      // clipped to the calibrator's magnitude.
+      r.lo = std::max(minimum[name], -a);
+      r.hi = std::min(maximum[name], a);
+    }
+    ranges.push_back(r);
+    amax.push_back(r.node + "=" + r.text(false));
   }
   summary = "ranges of " + std::to_string(ranges.size()) +
             " layers calibrated (" + int8.calibrator + ") on " +

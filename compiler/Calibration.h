@@ -79,10 +79,13 @@ struct RangeOptions {
   std::string cachePath;
   std::string calibrator = "minmax";
   double percentile = 99.99;
+  /// int8 activations over [min, max] with a zero point ("NODE=LO:HI",
+  /// the calibrator's range clipping both ends) instead of [-A, A].
+  bool asymmetric = false;
 };
 
 /// The range of each contraction's input ("NODE=A" entries for
-/// CompileOptions::int8Amax): from the cache, or by compiling `modelPath`
+/// CompileOptions::quantRanges): from the cache, or by compiling `modelPath`
 /// at fp32 with the inputs observed and running it twice over the
 /// calibration set (the magnitudes' maxima, then their histograms).
 /// `summary` gets a line saying where the ranges came from.

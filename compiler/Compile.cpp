@@ -182,7 +182,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   }
 
   if ((options.precision == "int8" || options.precision == "fp8") &&
-      options.int8Amax.empty())
+      options.quantRanges.empty())
     return emitError(fileLoc)
            << "--precision " << options.precision
            << " needs the ranges of calibration: --calibration DIR or "
@@ -261,7 +261,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     quantize.format = options.precision == "int8" ? "int8"
                       : options.fp8Format == "e5m2" ? "fp8-e5m2"
                                                     : "fp8-e4m3";
-    quantize.amax.assign(options.int8Amax.begin(), options.int8Amax.end());
+    quantize.amax.assign(options.quantRanges.begin(), options.quantRanges.end());
     quantize.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
     quantize.lowerNodes.assign(options.lowerNodes.begin(),
                                options.lowerNodes.end());

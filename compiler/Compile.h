@@ -62,9 +62,10 @@ struct CompileOptions {
   /// With observeContractions: observe each contraction's input instead
   /// (int8 calibration).
   bool observeInputs = false;
-  /// int8 and fp8: "NODE=A", the calibrated range of each contraction's
-  /// input (calibration::calibrateRanges).
-  std::vector<std::string> int8Amax;
+  /// int8 and fp8: the calibrated range of each contraction's input,
+  /// "NODE=A" (symmetric: [-A, A]) or "NODE=LO:HI" (asymmetric int8)
+  /// (calibration::calibrateRanges).
+  std::vector<std::string> quantRanges;
   /// fp8: "e4m3" (weights and activations; the default) or "e5m2".
   std::string fp8Format = "e4m3";
   /// Set by the compile: the ONNX nodes of the contractions the precision

@@ -158,7 +158,15 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
                                                    symmetric per output
                                                    channel, |Wq| <= 127)
       y   = cast<f32>(acc) * (A / 127 * s_w[c] * alpha) + bias
-    so the scales are folded at compile time, and the dequantization, the
+    With an asymmetric range [LO, HI] (a MatMul or Gemm; a Conv takes the
+    symmetric range around it, since its padding reads 0), s = (HI - LO)
+    / 255 and the zero point z = round(-128 - LO / s) map it onto
+    [-128, 127]:
+      xq  = cast<i8>(round(x / s) + z)
+      y   = cast<f32>(acc) * (s * s_w[c] * alpha)
+            - z * sum_k Wq[k, c] * (s * s_w[c] * alpha) + bias
+    the compensation being one more constant per channel.
+    So the scales are folded at compile time, and the dequantization, the
     bias and whatever follows (an activation, the next layer's
     quantization) fuse into the contraction's epilogue
     (tessel-form-dispatch-regions).
@@ -180,7 +188,8 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
     Option<"format", "format", "std::string", "\"int8\"",
            "int8, fp8-e4m3 or fp8-e5m2">,
     ListOption<"amax", "amax", "std::string",
-               "NODE=A: the calibrated range of each contraction's input">,
+               "NODE=A (symmetric, [-A, A]) or NODE=LO:HI (asymmetric "
+               "int8): the calibrated range of each contraction's input">,
     ListOption<"keepFp32", "keep-fp32", "std::string",
                "ONNX op types or node names that stay f32">,
     ListOption<"lowerNodes", "lower", "std::string",

@@ -75,6 +75,14 @@ QuantizedWeight quantizeWeight(DenseElementsAttr w, int64_t axis) {
   return q;
 }
 
+/// A calibrated range of a contraction's input: [lo, hi], symmetric
+/// (lo = -hi) unless given as LO:HI.
+struct Range {
+  double lo = 0, hi = 0;
+  bool asymmetric = false;
+  double magnitude() const { return std::max(std::fabs(lo), std::fabs(hi)); }
+};
+
 struct QuantizePass : tessel::impl::QuantizePassBase<QuantizePass> {
   using QuantizePassBase::QuantizePassBase;
 
@@ -100,16 +108,25 @@ struct QuantizePass : tessel::impl::QuantizePassBase<QuantizePass> {
 
 private:
   LogicalResult runOnFunction(func::FuncOp main) {
-    llvm::StringMap<double> ranges;
+    llvm::StringMap<Range> ranges;
     for (const std::string &entry : amax) {
       size_t eq = entry.rfind('=');
-      double a = 0;
-      if (eq == std::string::npos ||
-          !llvm::to_float(entry.substr(eq + 1), a) || !(a >= 0)) {
-        return main.emitError("tessel-quantize: bad amax entry '")
-               << entry << "' (NODE=A, A >= 0)";
+      Range r;
+      std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+      size_t colon = value.find(':');
+      bool ok = eq != std::string::npos;
+      if (ok && colon == std::string::npos) {
+        ok = llvm::to_float(value, r.hi) && r.hi >= 0;
+        r.lo = -r.hi;
+      } else if (ok) {
+        r.asymmetric = true;
+        ok = llvm::to_float(value.substr(0, colon), r.lo) &&
+             llvm::to_float(value.substr(colon + 1), r.hi) && r.lo <= r.hi;
       }
-      ranges[entry.substr(0, eq)] = a;
+      if (!ok)
+        return main.emitError("tessel-quantize: bad amax entry '")
+               << entry << "' (NODE=A with A >= 0, or NODE=LO:HI)";
+      ranges[entry.substr(0, eq)] = r;
     }
     llvm::StringSet<> kept, forced;
     for (const std::string &n : keepFp32)
@@ -131,10 +148,10 @@ private:
           (edge && !forced.contains(node)))
         continue;
       auto range = ranges.find(node);
-      if (range == ranges.end() || range->second <= 0)
+      if (range == ranges.end() || range->second.magnitude() <= 0)
         continue;
       bool done = false;
-      if (failed(fp8 ? quantizeFp8(op, range->second, done)
+      if (failed(fp8 ? quantizeFp8(op, range->second.magnitude(), done)
                      : quantize(op, range->second, done)))
         return failure();
       if (done)
@@ -204,7 +221,12 @@ private:
 
   /// Rewrites `op` when its form is one this pass handles; success also
   /// when it leaves it alone.
-  LogicalResult quantize(Operation *op, double amax, bool &done) {
+  LogicalResult quantize(Operation *op, Range range, bool &done) {
+    // A Conv's padding reads 0, which an asymmetric zero point would not
+    // map to 0: the symmetric range around [LO, HI] instead.
+    if (range.asymmetric && isa<ConvOp>(op))
+      range = Range{-range.magnitude(), range.magnitude(), false};
+    double amax = range.magnitude();
     Value input = op->getOperand(0), weight = op->getOperand(1);
     DenseElementsAttr w = constantF32(weight);
     if (!w)
@@ -243,11 +265,20 @@ private:
       return ConstantOp::create(b, loc,
                                 DenseElementsAttr::get(t, float(v)));
     };
-    // xq = cast<i8>(round(x * 127 / amax)).
+    // xq = cast<i8>(round(x / s) + z): s = A / 127 and z = 0 for a
+    // symmetric range; s = (HI - LO) / 255, z = round(-128 - LO / s) for
+    // an asymmetric one (HI > LO).
+    double step = amax / 127.0, zero = 0;
+    if (range.asymmetric && range.hi > range.lo) {
+      step = (range.hi - range.lo) / 255.0;
+      zero = std::clamp(std::nearbyint(-128.0 - range.lo / step), -128.0,
+                        127.0);
+    }
     auto inType = cast<RankedTensorType>(input.getType());
-    Value scaled =
-        MulOp::create(b, loc, inType, input, scalarF32(127.0 / amax));
+    Value scaled = MulOp::create(b, loc, inType, input, scalarF32(1.0 / step));
     Value rounded = RoundOp::create(b, loc, inType, scaled);
+    if (zero != 0)
+      rounded = AddOp::create(b, loc, inType, rounded, scalarF32(zero));
     Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false, false);
     QuantizedWeight qw = quantizeWeight(w, channelAxis);
     Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
@@ -271,12 +302,23 @@ private:
                     "op is invalid");
       return failure();
     }
-    // y = cast<f32>(acc) * (amax / 127 * s_w[c] * alpha) + bias, the scale
-    // and bias broadcast along the channels (the last dim, or Conv's dim 1).
+    // y = cast<f32>(acc) * (s * s_w[c] * alpha) + offset[c] + bias, the
+    // scale and bias broadcast along the channels (the last dim, or
+    // Conv's dim 1); offset[c] = -z * sum_k Wq[k, c] * scale[c] takes the
+    // zero point out of the sums.
     int64_t channels = resultType.getDimSize(isa<ConvOp>(op) ? 1 : resultType.getRank() - 1);
-    std::vector<float> scale(channels);
+    std::vector<float> scale(channels), offset(channels, 0.0f);
     for (int64_t c = 0; c < channels; ++c)
-      scale[c] = float(amax / 127.0 * qw.scales[c] * alpha);
+      scale[c] = float(step * qw.scales[c] * alpha);
+    if (zero != 0) {
+      // The weight is [K, N] here (MatMul, Gemm): channel c is column c.
+      std::vector<int64_t> sums(channels, 0);
+      auto values = qw.values.getValues<int8_t>();
+      for (size_t i = 0; i < size_t(qw.values.getNumElements()); ++i)
+        sums[i % channels] += values[i];
+      for (int64_t c = 0; c < channels; ++c)
+        offset[c] = float(-zero * double(sums[c]) * double(scale[c]));
+    }
     SmallVector<int64_t> channelShape = {channels};
     if (isa<ConvOp>(op))
       channelShape.append(resultType.getRank() - 2, 1);
@@ -287,6 +329,12 @@ private:
         ConstantOp::create(b, loc,
                            DenseElementsAttr::get(channelType,
                                                   ArrayRef<float>(scale))));
+    if (zero != 0)
+      y = AddOp::create(
+          b, loc, resultType, y,
+          ConstantOp::create(b, loc,
+                             DenseElementsAttr::get(channelType,
+                                                    ArrayRef<float>(offset))));
     if (bias) {
       if (isa<ConvOp>(op))
         bias = ConstantOp::create(b, loc,

@@ -44,6 +44,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 QUANTIZED = (("int8", "minmax", (), 0.5), ("int8", "percentile", (), 0.5),
              ("int8", "entropy", (), 0.5), ("int8", "mse", (), 0.5),
              ("int8", "minmax", ("--lower", "FIRST_LAST"), 0.5),
+             ("int8", "minmax", ("--activations", "asymmetric", "--lower", "FIRST_LAST"), 0.5),
              ("fp8", "minmax", (), 1.0),
              ("fp8", "minmax", ("--lower", "FIRST_LAST"), 1.0),
              ("fp8", "minmax", ("--fp8-format", "e5m2", "--lower", "FIRST_LAST"), 3.0))
@@ -120,6 +121,8 @@ def quantized_row(bin_dir, work, model, input_name, data, fp32, labels, precisio
     e5m2 = "e5m2" in extra
     extra = [FIRST_LAST[model] if e == "FIRST_LAST" else e for e in extra]
     kind = "fp8 e5m2" if e5m2 else ("fp8 e4m3" if precision == "fp8" else "int8")
+    if "asymmetric" in extra:
+        kind += " asymmetric"
     tag = "%s-%s%s" % (kind.replace(" ", "-"), calibrator, "-all" if all_layers else "")
     label = "%s %s%s" % (kind, calibrator, ", all layers" if all_layers else "")
     cache = os.path.join(work, "%s-%s.json" % (model, tag))

@@ -98,6 +98,8 @@ static const char *kUsage =
     "  --calibrator C     int8/fp8 ranges: minmax (default), percentile, entropy,\n"
     "                     mse\n"
     "  --percentile P     the percentile calibrator's percentile (99.99)\n"
+    "  --activations M    int8 activations: symmetric (default) or asymmetric\n"
+    "                     (a zero point; MatMul and Gemm, Conv stays symmetric)\n"
     "  --calibration-cache FILE\n"
     "                     int8 ranges (JSON): read when FILE exists, else\n"
     "                     written after calibrating\n"
@@ -447,6 +449,11 @@ int main(int argc, char **argv) {
     } else if (arg == "--fp8-format") {
       if (!value(options.fp8Format))
         return usageError("--fp8-format needs a value");
+    } else if (arg == "--activations") {
+      std::string mode;
+      if (!value(mode) || (mode != "symmetric" && mode != "asymmetric"))
+        return usageError("--activations takes symmetric or asymmetric");
+      int8.asymmetric = mode == "asymmetric";
     } else if (arg == "--calibrator") {
       if (!value(int8.calibrator))
         return usageError("--calibrator needs a value");
@@ -527,7 +534,7 @@ int main(int argc, char **argv) {
     int8.calibrationDir = budget.calibrationDir;
     std::string summary, error;
     if (!tessel::calibration::calibrateRanges(context, input, options, int8,
-                                            options.int8Amax, summary,
+                                            options.quantRanges, summary,
                                             error)) {
       stages.finish();
       if (!reported)

@@ -12,6 +12,26 @@
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="format=fp8-e4m3 amax=g=2.54 lower=g" | FileCheck %s --check-prefix=FP8
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="format=fp4" 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=0:2.55 lower=g" --canonicalize | FileCheck %s --check-prefix=ASYM
+
+// Asymmetric [0, 2.55]: s = 0.01, z = round(-128 - 0 / s) = -128; the
+// sums carry z * sum_k Wq[k, c] (column sums 159 and 95), taken out by
+// offset[c] = 128 * colsum[c] * scale[c], scale = 0.01 * s_w * alpha:
+// [0.01 / 127 * 2, 0.01 * 2 / 127 * 2] and the offsets 128 * [159, 95] * scale.
+// ASYM-LABEL: func.func @gemm
+// ASYM-DAG:     %[[INV:.+]] = tessel.constant dense<1.000000e+02> : tensor<f32>
+// ASYM-DAG:     %[[Z:.+]] = tessel.constant dense<-1.280000e+02> : tensor<f32>
+// ASYM-DAG:     %[[SCALE:.+]] = tessel.constant dense<[1.57480{{[0-9]+}}E-4, 3.14960{{[0-9]+}}E-4]> : tensor<2xf32>
+// ASYM-DAG:     %[[OFF:.+]] = tessel.constant dense<[3.2050{{[0-9]+}}, 3.8299{{[0-9]+}}]> : tensor<2xf32>
+// ASYM:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
+// ASYM:         %[[R:.+]] = tessel.round %[[S]]
+// ASYM:         %[[Q0:.+]] = tessel.add %[[R]], %[[Z]]
+// ASYM:         %[[Q:.+]] = tessel.cast %[[Q0]] : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// ASYM:         %[[ACC:.+]] = tessel.matmul %[[Q]], %{{.+}} {acc_type = i32}
+// ASYM:         %[[F:.+]] = tessel.cast %[[ACC]]
+// ASYM:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
+// ASYM:         %[[Y2:.+]] = tessel.add %[[Y]], %[[OFF]]
+// ASYM:         tessel.add %[[Y2]], %arg1
 
 // fp8 (E4M3, largest 448) by conversion: the input scaled by 448 / 2.54,
 // cast to float8 and back (format 17), scaled back; the weight rounded to
@@ -71,5 +91,5 @@ func.func @chain(%x: tensor<4x3xf32>, %v: tensor<3x3xf32>, %i: tensor<1x1x2x2xf3
   return %b, %c : tensor<4x3xf32>, tensor<1x2x2x2xf32>
 }
 
-// BAD: tessel-quantize: bad amax entry 'g' (NODE=A, A >= 0)
+// BAD: tessel-quantize: bad amax entry 'g' (NODE=A with A >= 0, or NODE=LO:HI)
 // BAD-FORMAT: tessel-quantize: unknown format 'fp4' (int8, fp8-e4m3, fp8-e5m2)
