@@ -393,6 +393,15 @@ int main(int argc, char **argv) {
       out = argv[++i];
       return true;
     };
+    // The next argument as a whole number (strtod's syntax).
+    auto number = [&](double &out) {
+      std::string text;
+      char *end = nullptr;
+      if (!value(text) || text.empty())
+        return false;
+      out = std::strtod(text.c_str(), &end);
+      return *end == '\0';
+    };
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       return 0;
@@ -461,25 +470,14 @@ int main(int argc, char **argv) {
       if (!value(int8.cachePath))
         return usageError("--calibration-cache needs a file");
     } else if (arg == "--percentile") {
-      std::string text;
-      if (!value(text))
-        return usageError("--percentile needs a value");
-      char *end = nullptr;
-      int8.percentile = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0')
-        return usageError("--percentile: '" + text + "' is not a number");
+      if (!number(int8.percentile))
+        return usageError("--percentile needs a number");
     } else if (arg == "--metric") {
       if (!value(budget.metric))
         return usageError("--metric needs a value");
     } else if (arg == "--accuracy-budget") {
-      std::string text;
-      if (!value(text))
-        return usageError("--accuracy-budget needs a value");
-      char *end = nullptr;
-      budget.budget = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(budget.budget >= 0))
-        return usageError("--accuracy-budget: '" + text +
-                          "' is not a non-negative number");
+      if (!number(budget.budget) || !(budget.budget >= 0))
+        return usageError("--accuracy-budget needs a non-negative number");
     } else if (arg == "--mcpu") {
       std::string list;
       if (!value(list) || list.empty())
