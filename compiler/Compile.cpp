@@ -271,8 +271,6 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
     LowerPrecisionPassOptions precision;
     precision.precision = options.precision;
     precision.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
-    precision.lowerNodes.assign(options.lowerNodes.begin(),
-                                options.lowerNodes.end());
     precision.io = options.ioPrecision == "low";
     graphPasses.addPass(createLowerPrecisionPass(precision));
     graphPasses.addPass(createCanonicalizerPass());

@@ -49,8 +49,9 @@ struct CompileOptions {
   /// (the model's own, the default), "bf16" or "fp16". "int8" and "fp8"
   /// are named but not implemented yet: an error.
   std::string precision = "fp32";
-  /// ONNX op types or node names that stay f32 (--keep-fp32), and node
-  /// names that follow a low region (--lower).
+  /// ONNX op types or node names that stay f32 (--keep-fp32), and, for
+  /// int8 and fp8, contractions quantized even when first or last
+  /// (--lower).
   std::vector<std::string> keepFp32, lowerNodes;
   /// "model" (the default: inputs and outputs keep their types) or "low"
   /// (bf16/fp16: the f32 inputs and outputs take the low type).

@@ -81,38 +81,32 @@ def FormDispatchRegionsPass : Pass<"tessel-form-dispatch-regions"> {
 }
 
 def LowerPrecisionPass : Pass<"tessel-lower-precision"> {
-  let summary = "Run contractions and what follows them in bf16 or f16";
+  let summary = "Contractions read bf16 or f16 operands, with f32 sums";
   let description = [{
-    Mixed precision (`tessel-compile --precision bf16|fp16`; design.md,
-    "Precision lowering"). Every f32 Conv, MatMul and Gemm computes in the
-    low type with an f32 accumulator (`acc_type`), rounding each sum once.
-    The ops after a contraction follow it into the low type as long as they
-    are precision-neutral (Add, Sub, Mul, Relu, Max, Min, Clip, Sigmoid,
-    Tanh, MaxPool, the data movement ops: Reshape, Transpose, Concat,
-    Slice, Gather, ...): a low region starts at a contraction and ends
-    where a value reaches any other op, which keeps f32. So softmax,
-    normalizations and their statistics, reductions, exp/log/pow, division,
-    casts and every op not listed stay in f32, and an op this pass does not
-    know is never lowered.
-    Casts are placed once per value at a region's boundary: one cast down
-    for an f32 value entering a region (a constant is converted at compile
-    time instead, rounding to nearest even), one cast up for a low value
-    leaving it (the function's results keep their types).
-    `keep-fp32` names ONNX op types ("Softmax", "Gemm") or node names that
-    stay f32, `lower` node names that follow a region even when their kind
-    would not (a contraction of the list always starts one). With `io`
-    (--io-precision low) the f32 arguments and results of each function
-    take the low type (their `tessel.dtype` and `tessel.output_dtypes`
-    follow): an argument is then a low value like any other, and a result
-    is cast down where it is f32.
+    Mixed precision (`tessel-compile --precision bf16|fp16`; design.md
+    section 8). Every f32 Conv, MatMul and Gemm reads its two
+    multiplicands in the low type and gives its sums in the accumulator
+    its op contract declares, f32 (`acc_type = f32`, the result f32):
+    weights are stored in the low type (converted at compile time,
+    rounding to nearest even) and an activation is cast down once, where
+    it enters contractions (one cast per value, shared by every
+    contraction that reads it; tessel-form-dispatch-regions fuses it into
+    its producer's kernel). The bias, the epilogue (activation, residual
+    Add, ...) and every other op stay f32, so softmax, normalizations,
+    reductions and exp/log/pow are never lowered, and each value is
+    rounded to the low type at most once.
+    `keep-fp32` names ONNX op types ("Gemm") or node names whose
+    contractions stay f32. With `io` (--io-precision low) the f32
+    arguments and results of each function take the low type (their
+    `tessel.dtype` and `tessel.output_dtypes` follow): an argument is cast
+    up where an op needs f32 and read as it is by contractions, a result
+    cast down once.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"bf16\"",
            "the low type: bf16 or fp16">,
     ListOption<"keepFp32", "keep-fp32", "std::string",
                "ONNX op types or node names that stay f32">,
-    ListOption<"lowerNodes", "lower", "std::string",
-               "ONNX node names that follow a low region">,
     Option<"io", "io", "bool", "false",
            "the function's f32 arguments and results take the low type">,
   ];

@@ -45,9 +45,10 @@ int64_t ConvOp::getChannelDim() { return getFiltersLast() ? 0 : 1; }
 int64_t ConvOp::getKernelDim() { return getFiltersLast() ? 1 : 2; }
 
 /// The element types of a contraction's operands (bias excluded) and
-/// result: one float type throughout, or integer operands of one type with
-/// a result of the accumulator's type (`acc_type` set and at least as
-/// wide: an integer contraction's sums are its result, never rounded).
+/// result: one type throughout, or operands of one type with a result of
+/// the accumulator's type (`acc_type` set, of the operands' kind and at
+/// least as wide: the sums are the result, never rounded; bf16 x bf16 ->
+/// f32 for mixed precision, i8 x i8 -> i32 for int8 quantization).
 static LogicalResult verifyElementTypes(Operation *op, ValueRange operands,
                                         TypeAttr acc) {
   Type element = getElementTypeOrSelf(operands.front().getType());
@@ -58,15 +59,14 @@ static LogicalResult verifyElementTypes(Operation *op, ValueRange operands,
   Type result = getElementTypeOrSelf(op->getResult(0).getType());
   if (result == element)
     return success();
-  if (isa<IntegerType>(element) && acc && acc.getValue() == result &&
-      isa<IntegerType>(result) &&
+  bool sameKind = (isa<IntegerType>(element) && isa<IntegerType>(result)) ||
+                  (isa<FloatType>(element) && isa<FloatType>(result));
+  if (sameKind && acc && acc.getValue() == result &&
       result.getIntOrFloatBitWidth() >= element.getIntOrFloatBitWidth())
     return success();
   return op->emitOpError("result element type ")
          << result << " must be the operands' " << element
-         << (isa<IntegerType>(element)
-                 ? " or, for integer operands, the accumulator type"
-                 : "");
+         << " or the accumulator type";
 }
 
 /// An accumulator of the element type's kind, at least as wide.
@@ -127,7 +127,8 @@ LogicalResult MatMulOp::verify() {
 }
 
 LogicalResult GemmOp::verify() {
-  if (failed(verifyAccumulator(*this, getAccTypeAttr())))
+  if (failed(verifyAccumulator(*this, getAccTypeAttr())) ||
+      failed(verifyElementTypes(*this, {getA(), getB()}, getAccTypeAttr())))
     return failure();
   RankedTensorType a = rankedType(getA()), b = rankedType(getB());
   if (a.getRank() != 2 || b.getRank() != 2)

@@ -2,15 +2,13 @@
 //
 // See Passes.td and docs/design.md, "Precision lowering".
 //
-// Ops are visited in order (outer before nested), so an op's operands have
-// their final types when it is decided. Each op is one of
-//   * a contraction (Conv, MatMul, Gemm on f32): lowered, a region starts;
-//   * a follower (precision-neutral elementwise and data movement ops):
-//     lowered when one of its f32 operands already is, so a region grows
-//     along the values a contraction produces;
-//   * anything else: kept in f32, its low operands cast back up.
-// Only values this pass lowered are ever cast back, so tensors a model
-// holds in bf16 or f16 itself are left as they are.
+// Ops are visited in order (outer before nested). A Conv, MatMul or Gemm
+// on f32 reads its two multiplicands in the low type and gives its f32
+// sums (the accumulator): the products and the weights are low, the bias,
+// the epilogue and every other op stay f32, so each value is rounded to
+// the low type at most once, where it enters a contraction. With `io`
+// the function's f32 arguments are low values (cast up where an op
+// needs f32) and its f32 results are cast down.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,28 +34,8 @@ using namespace tessel;
 
 namespace {
 
-enum class Role { Contraction, Follower, Kept };
-
-/// The role of `op` by its kind (names of the graph dialect's ops, so that
-/// an op added to the dialect is kept in f32 until it is listed here).
-Role roleOf(Operation *op) {
-  if (isa<MatMulOp, GemmOp, ConvOp>(op))
-    return Role::Contraction;
-  static const llvm::StringSet<> followers = {
-      // Elementwise ops whose result is as exact in the low type as their
-      // operands (no growth of rounding error beyond one rounding).
-      "tessel.add", "tessel.sub", "tessel.mul", "tessel.neg", "tessel.abs",
-      "tessel.relu", "tessel.leaky_relu", "tessel.max", "tessel.min",
-      "tessel.clip", "tessel.sigmoid", "tessel.hard_sigmoid", "tessel.tanh",
-      "tessel.where", "tessel.identity",
-      // Max pooling picks a value; data movement moves them.
-      "tessel.max_pool", "tessel.reshape", "tessel.transpose",
-      "tessel.concat", "tessel.slice", "tessel.split", "tessel.squeeze",
-      "tessel.unsqueeze", "tessel.expand", "tessel.gather",
-      "tessel.gather_elements"};
-  return followers.contains(op->getName().getStringRef()) ? Role::Follower
-                                                          : Role::Kept;
-}
+/// A contraction whose multiplicands (operands 0 and 1) the pass lowers.
+bool isContraction(Operation *op) { return isa<MatMulOp, GemmOp, ConvOp>(op); }
 
 bool isF32Tensor(Type t) {
   auto ranked = dyn_cast<RankedTensorType>(t);
@@ -81,8 +59,6 @@ struct LowerPrecisionPass
     }
     for (const std::string &name : keepFp32)
       kept.insert(name);
-    for (const std::string &name : lowerNodes)
-      forced.insert(name);
     if (io)
       getOperation()->walk([&](func::FuncOp func) { lowerArguments(func); });
     // The walk may reach the casts and constants it inserts after an op
@@ -98,45 +74,36 @@ struct LowerPrecisionPass
   }
 
 private:
-  /// Decides `op` and rewrites its operands and results; true on an error.
+  /// Decides `op` and rewrites its operands; true on an error.
   bool visit(Operation *op) {
-    std::string node, opType;
-    onnxNodeOf(op->getLoc(), node, opType);
-    bool keep = kept.contains(node) || kept.contains(opType);
-    Role role = roleOf(op);
-    bool lowers = false;
-    if (!keep && role != Role::Kept) {
-      bool lowOperand = llvm::any_of(op->getOperands(), [&](Value v) {
-        return lowered.contains(v);
-      });
-      bool f32Result = llvm::any_of(op->getResultTypes(), isF32Tensor);
-      lowers = f32Result && (role == Role::Contraction || lowOperand ||
-                             forced.contains(node));
-    }
     if (io && isa<func::ReturnOp>(op) &&
         isa<func::FuncOp>(op->getParentOp())) {
       lowerResults(cast<func::ReturnOp>(op));
       return false;
     }
+    std::string node, opType;
+    onnxNodeOf(op->getLoc(), node, opType);
+    // (A multiplicand may already be low: an --io-precision argument.)
+    auto f32OrLowered = [&](Value v) {
+      return isF32Tensor(v.getType()) || lowered.contains(v);
+    };
+    bool lowers = isContraction(op) && !kept.contains(node) &&
+                  !kept.contains(opType) &&
+                  isF32Tensor(op->getResult(0).getType()) &&
+                  f32OrLowered(op->getOperand(0)) &&
+                  f32OrLowered(op->getOperand(1));
     if (!lowers) {
-      // Kept: what enters it from a low region goes back to f32.
+      // An op in f32: what enters it in the low type (an --io-precision
+      // argument) goes back to f32.
       for (OpOperand &use : op->getOpOperands())
         if (lowered.contains(use.get()))
           use.set(upcast(use.get()));
       return false;
     }
-    for (OpOperand &use : op->getOpOperands())
-      if (isF32Tensor(use.get().getType()))
-        use.set(downcast(use.get(), op->getLoc()));
-    for (OpResult result : op->getResults())
-      if (isF32Tensor(result.getType())) {
-        result.setType(
-            cast<RankedTensorType>(result.getType()).clone(low));
-        lowered.insert(result);
-      }
-    if (role == Role::Contraction)
-      loweredContractions.push_back(node);
-    // The op contract's accumulator: f32 for bf16 and f16.
+    // The multiplicands in the low type; the sums, and so the result, in
+    // the op contract's accumulator: f32.
+    for (unsigned i : {0u, 1u})
+      op->setOperand(i, downcast(op->getOperand(i), op->getLoc()));
     Type f32 = Float32Type::get(op->getContext());
     if (auto m = dyn_cast<MatMulOp>(op))
       m.setAccTypeAttr(TypeAttr::get(f32));
@@ -144,6 +111,7 @@ private:
       g.setAccTypeAttr(TypeAttr::get(f32));
     else if (auto c = dyn_cast<ConvOp>(op))
       c.setAccTypeAttr(TypeAttr::get(f32));
+    loweredContractions.push_back(node);
     if (failed(verify(op, /*verifyRecursively=*/false))) {
       op->emitError("internal compiler error: lowering this op to ")
           << low << " broke its contract";
@@ -199,6 +167,8 @@ private:
   /// one cast after its definition, shared by every user (located at the
   /// first, `loc`: the node it feeds).
   Value downcast(Value v, Location loc) {
+    if (lowered.contains(v))
+      return v; // an --io-precision argument
     auto [it, inserted] = down.try_emplace(v, Value());
     if (!inserted)
       return it->second;
@@ -248,7 +218,7 @@ private:
   }
 
   Type low;
-  llvm::StringSet<> kept, forced;
+  llvm::StringSet<> kept;
   llvm::DenseSet<Value> lowered;
   llvm::DenseMap<Value, Value> down, up;
   llvm::DenseSet<Operation *> created;

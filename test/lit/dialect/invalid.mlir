@@ -68,7 +68,7 @@ func.func @matmul_scalar(%a: tensor<f32>) -> tensor<f32> {
 
 // Integer operands may give the accumulator's type, never another.
 func.func @matmul_integer_result(%a: tensor<2x3xi8>, %b: tensor<3x5xi8>) -> tensor<2x5xi32> {
-  // expected-error @+1 {{'tessel.matmul' op result element type 'i32' must be the operands' 'i8' or, for integer operands, the accumulator type}}
+  // expected-error @+1 {{'tessel.matmul' op result element type 'i32' must be the operands' 'i8' or the accumulator type}}
   %0 = tessel.matmul %a, %b : (tensor<2x3xi8>, tensor<3x5xi8>) -> tensor<2x5xi32>
   return %0 : tensor<2x5xi32>
 }
@@ -83,16 +83,17 @@ func.func @matmul_mixed_operands(%a: tensor<2x3xi8>, %b: tensor<3x5xi32>) -> ten
 
 // -----
 
+// Widening only to the declared accumulator.
 func.func @matmul_float_widening(%a: tensor<2x3xbf16>, %b: tensor<3x5xbf16>) -> tensor<2x5xf32> {
-  // expected-error @+1 {{'tessel.matmul' op result element type 'f32' must be the operands' 'bf16'}}
-  %0 = tessel.matmul %a, %b {acc_type = f32} : (tensor<2x3xbf16>, tensor<3x5xbf16>) -> tensor<2x5xf32>
+  // expected-error @+1 {{'tessel.matmul' op result element type 'f32' must be the operands' 'bf16' or the accumulator type}}
+  %0 = tessel.matmul %a, %b : (tensor<2x3xbf16>, tensor<3x5xbf16>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
 
 // -----
 
 func.func @conv_integer_result(%x: tensor<1x2x4x4xi8>, %w: tensor<3x2x1x1xi8>) -> tensor<1x3x4x4xi16> {
-  // expected-error @+1 {{'tessel.conv' op result element type 'i16' must be the operands' 'i8' or, for integer operands, the accumulator type}}
+  // expected-error @+1 {{'tessel.conv' op result element type 'i16' must be the operands' 'i8' or the accumulator type}}
   %0 = tessel.conv %x, %w {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x4x4xi16>
   return %0 : tensor<1x3x4x4xi16>
 }

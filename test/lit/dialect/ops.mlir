@@ -77,7 +77,17 @@ func.func @softmax(%x: tensor<?x3x5xf32>) -> tensor<?x3x5xf32> {
 
 // -----
 
-// An integer contraction (int8 quantization): i8 operands, i32 sums.
+// Contractions whose result is their accumulator: bf16 operands with f32
+// sums (mixed precision), i8 operands with i32 sums (int8 quantization).
+// CHECK-LABEL: func.func @matmul_bf16_f32
+// CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = f32} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
+func.func @matmul_bf16_f32(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xf32> {
+  %0 = tessel.matmul %a, %b {acc_type = f32} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @matmul_int8
 // CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32} : (tensor<2x3xi8>, tensor<3x4xi8>) -> tensor<2x4xi32>
 // CHECK:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}} : (tensor<1x2x4x4xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x4x4xi32>
