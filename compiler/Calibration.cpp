@@ -291,16 +291,11 @@ bool compileObserved(mlir::MLIRContext &context, const std::string &modelPath,
 bool compileAndRun(mlir::MLIRContext &context, const std::string &modelPath,
                    CompileOptions options, const std::vector<Sample> &samples,
                    std::vector<Outputs> &out,
-                   std::vector<std::string> &layerOrder,
                    std::vector<std::string> &lowered, std::string &error) {
   format::Artifact artifact;
   if (!compileObserved(context, modelPath, options, false, artifact, error))
     return false;
   lowered = options.loweredContractions;
-  layerOrder.clear();
-  for (const format::TensorSignature &sig : artifact.outputs)
-    if (sig.name.rfind(kObservePrefix, 0) == 0)
-      layerOrder.push_back(sig.name.substr(std::strlen(kObservePrefix)));
   return run(artifact, samples, out, error);
 }
 
@@ -354,11 +349,11 @@ bool searchPrecision(mlir::MLIRContext &context, const std::string &modelPath,
       if (sig.name.rfind(kObservePrefix, 0) == 0)
         layers.push_back(sig.name.substr(std::strlen(kObservePrefix)));
     // The search recompiles the low model only; the samples are kept.
-    std::vector<std::string> order, lowered;
+    std::vector<std::string> lowered;
     Comparison cmp;
     for (unsigned round = 0;; ++round) {
       if (!compileAndRun(context, modelPath, options, samples, candidate,
-                         order, lowered, error) ||
+                         lowered, error) ||
           !compare(reference, candidate, cmp, error))
         return false;
       double value = budget.metric == "top1" ? cmp.top1Agreement()
