@@ -324,9 +324,10 @@ bool buildQLinearMatMul(const Call &c, onnx::FunctionBuilder &b,
 const std::initializer_list<const char *> kConvAttributes = {
     "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
 
-/// Conv of the centred integer operands, exact in float64 (sums of 8-bit
-/// products stay far below 2^53), as int32 `Acc`; input `bias` (int32; -1
-/// for none) is added.
+/// Conv of the centred integer operands in int32 (an integer contraction:
+/// the sums of products of 9-bit values stay far inside int32 for any
+/// realistic kernel), as int32 `Acc`; input `bias` (int32; -1 for none) is
+/// added. The importer's Conv takes integer operands only in these bodies.
 void integerConv(const Call &c, onnx::FunctionBuilder &b, int x,
                  const std::string &xFormal, int xZero,
                  const std::string &xZeroFormal, int w,
@@ -336,16 +337,11 @@ void integerConv(const Call &c, onnx::FunctionBuilder &b, int x,
   int64_t spatialOnes = std::max<int64_t>(c.rank(w) - 1, 0);
   centered(c, b, x, xFormal, xZero, xZeroFormal, "XC", 0);
   centered(c, b, w, wFormal, wZero, wZeroFormal, "WC", spatialOnes);
-  b.Add("X64 = Cast (XC)", "to", int64_t(onnx::TensorProto::DOUBLE))
-      .Add("W64 = Cast (WC)", "to", int64_t(onnx::TensorProto::DOUBLE));
-  std::string inputs = "X64, W64";
-  if (bias >= 0 && c.hasInput(bias)) {
-    text(b, "B64 = Cast <to = 11> (" + biasFormal + ")");
-    inputs += ", B64";
-  }
-  text(b, "Acc64 = Conv " + forwardAttributes(c, kConvAttributes) + " (" +
+  std::string inputs = "XC, WC";
+  if (bias >= 0 && c.hasInput(bias))
+    inputs += ", " + biasFormal;
+  text(b, "Acc = Conv " + forwardAttributes(c, kConvAttributes) + " (" +
               inputs + ")");
-  b.Add("Acc = Cast (Acc64)", "to", kInt32);
 }
 
 // ConvInteger-10: Conv of (x - x_zero_point) and (w - w_zero_point, per

@@ -79,7 +79,13 @@ LogicalResult importConv(NodeContext &n) {
   RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
   if (xt.getRank() < 3 || wt.getRank() != xt.getRank())
     return n.error("input and weight must have the same rank >= 3");
-  if (!isa<FloatType>(xt.getElementType()))
+  // Integer operands only in the bodies of ConvInteger and QLinearConv
+  // (QuantizationBodies.cpp): an ONNX Conv is a float op.
+  bool integerBody = llvm::any_of(n.expandedFrom, [](const std::string &op) {
+    return op == "ConvInteger" || op == "QLinearConv";
+  });
+  if (!isa<FloatType>(xt.getElementType()) &&
+      !(integerBody && xt.getElementType().isInteger(32)))
     return n.error("expects floating-point operands");
   int64_t spatial = xt.getRank() - 2;
   SmallVector<int64_t> kernel(wt.getShape().begin() + 2, wt.getShape().end());
