@@ -36,6 +36,20 @@ __version__ = "0.1.0"
 _OPTIONS = {
     "mcpu": "--mcpu",                 # x86-64 CPUs of the cpu target ("native", "x86-64-v3,x86-64-v2")
     "cpu_gpu_tiles": "--cpu-gpu-tiles",  # test aid: the cpu target takes a GPU's tiles
+    # Precision (docs/design.md section 8): the flags of the same names.
+    "precision": "--precision",       # "fp32", "bf16", "fp16", "int8", "fp8"
+    "keep_fp32": "--keep-fp32",       # "Softmax,node_3": ONNX op types or nodes kept f32
+    "lower": "--lower",               # int8/fp8: first/last layers quantized too
+    "io_precision": "--io-precision",  # "low": bf16/fp16 inputs and outputs
+    "calibration": "--calibration",   # folder of calibration inputs
+    "calibration_cache": "--calibration-cache",
+    "calibrator": "--calibrator",     # "minmax", "percentile", "entropy", "mse"
+    "percentile": "--percentile",
+    "activations": "--activations",   # "symmetric", "asymmetric"
+    "fp8_format": "--fp8-format",     # "e4m3", "e5m2"
+    "precision_report": "--precision-report",
+    "accuracy_budget": "--accuracy-budget",
+    "metric": "--metric",             # "rel-l2", "top1"
 }
 
 
@@ -78,8 +92,13 @@ def compile(model_path, output_path=None, targets=("cpu",), **options):
     "x86-64-v4+avx512bf16+avx512vnni,x86-64-v3") picks the CPUs the cpu
     target is compiled for, one binary each, of which a session runs the
     best the host supports; ``cpu_gpu_tiles=True`` is
-    a test aid (the cpu target takes a GPU's tiles). Another option raises
-    TypeError naming it.
+    a test aid (the cpu target takes a GPU's tiles). The precision options
+    are tessel-compile's flags of the same names with '-' for '_':
+    ``precision="bf16"``, ``precision="int8", calibration="calib/"``,
+    ``keep_fp32="Softmax"``, ``calibrator``, ``calibration_cache``,
+    ``activations``, ``fp8_format``, ``io_precision``, ``lower``,
+    ``precision_report``, ``accuracy_budget``, ``metric``,
+    ``percentile``. Another option raises TypeError naming it.
 
     Raises tessel.Error (code "COMPILE_ERROR") with tessel-compile's message,
     which names the file, the ONNX node and op, when the model cannot be

@@ -139,6 +139,26 @@ def test_compile_to_bytes_and_targets(mlp):
     tessel.Session(pathlib.Path(mlp.artifact))
 
 
+def test_compile_precision_options(mlp, tmp_path):
+    """The precision flags are compile() options: bf16, and int8 calibrated
+    on a folder of inputs with a cache, stay close to the reference."""
+    x = mlp.input(4)
+    bf16 = tessel.Session(tessel.compile(mlp.onnx, precision="bf16"))
+    np.testing.assert_allclose(bf16.run({"input": x})["probs"], mlp.expected(x),
+                               rtol=2e-2, atol=2e-3)
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    np.save(calib / "input.npy", mlp.input(16, seed=7))
+    cache = tmp_path / "ranges.json"
+    int8 = tessel.Session(tessel.compile(mlp.onnx, precision="int8", calibration=calib,
+                                         calibration_cache=cache))
+    np.testing.assert_allclose(int8.run({"input": x})["probs"], mlp.expected(x),
+                               rtol=5e-2, atol=5e-3)
+    assert '"format": "tessel-calibration"' in cache.read_text()
+    with pytest.raises(tessel.Error, match="int8 needs --calibration DIR"):
+        tessel.compile(mlp.onnx, precision="int8")
+
+
 def test_compile_cuda_target_is_written(mlp, tmp_path):
     out = tessel.compile(mlp.onnx, str(tmp_path / "multi.tsl"),
                          targets=("cpu", "cuda:sm_80"))
