@@ -106,14 +106,10 @@ struct SelectBFloat16AsI16 : OpRewritePattern<arith::SelectOp> {
 
 struct ExpandBFloat16Pass
     : tessel::impl::ExpandBFloat16PassBase<ExpandBFloat16Pass> {
-  using ExpandBFloat16PassBase::ExpandBFloat16PassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    if (broadcastAsI16)
-      patterns.add<BroadcastBFloat16AsI16>(&getContext());
-    if (selectAsI16)
-      patterns.add<SelectBFloat16AsI16>(&getContext());
+    patterns.add<BroadcastBFloat16AsI16, SelectBFloat16AsI16>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -43,17 +43,12 @@ def ExpandBFloat16Pass : Pass<"tessel-expand-bf16"> {
     round-to-nearest-even arithmetic, so that CPU code does not call
     compiler-rt's __truncsfbf2 / __extendbfsf2, which the kernels' shared
     object does not link. Only those conversions change (arith-expand would
-    also rewrite maximumf into compares, losing vmaxps).
+    also rewrite maximumf into compares, losing vmaxps). What only moves
+    bf16 values moves their bits as i16: a broadcast of a bf16 scalar (the
+    CPU backend below AVX512-BF16 would build the vector through f32 and
+    __truncsfbf2) and a select of bf16 values (what emulation leaves of a
+    Relu or Max; SPIR-V has no bf16 to select).
   }];
-  let options = [
-    Option<"broadcastAsI16", "broadcast-as-i16", "bool", "false",
-           "broadcasts of bf16 scalars as i16 ones (the CPU, whose backend "
-           "builds bf16 vectors through f32; the SPIR-V conversion stores "
-           "bf16 in its own way)">,
-    Option<"selectAsI16", "select-as-i16", "bool", "false",
-           "selects of bf16 values as i16 ones (Vulkan: SPIR-V has no bf16, "
-           "and a bf16 Relu or Max leaves a select after emulation)">,
-  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect"];
 }

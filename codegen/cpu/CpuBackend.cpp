@@ -57,7 +57,7 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
       // library call (__truncsfbf2) the kernels cannot link; the
       // conversions it leaves are then integer code.
       " arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-      " tessel-expand-bf16{broadcast-as-i16=true}, convert-math-to-llvm),"
+      " tessel-expand-bf16, convert-math-to-llvm),"
       // Math without an LLVM intrinsic (asinh, atanh, ...) calls libm, a
       // vector lane by lane: before the vector ops that unrolling makes are
       // lowered.

@@ -82,7 +82,7 @@ public:
                     // ops, and what only moves bf16 values as i16: SPIR-V
                     // has no bf16.
                     " arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-                    " tessel-expand-bf16{select-as-i16=true},"
+                    " tessel-expand-bf16,"
                     " canonicalize, cse, tessel-saturate-index, canonicalize,"
                     " convert-math-to-spirv),"
                     " convert-gpu-to-spirv{use-64bit-index=false},"
