@@ -18,7 +18,8 @@ Steps, each skipped when its result is already there:
      opsets: 14 models. WORK/export/stamp holds the sha256 of export_models.py;
      when it changes the cache is wiped and re-exported.
   3. per model: compile once, then per shape: inputs from a fixed numpy seed,
-     ORT and tessel-run, compare. Shapes: the CNNs at batch 1 and 4 (3x224x224
+     ORT and tessel-run, compare. Shapes: the CNNs at batch 1 and 4 (or
+     --cnn-batches; 3x224x224
      images, float32 N(0,1)); the transformers at batch x seq 1x16, 4x64 and
      2x128 (token ids uniform in [0, vocab), vocab read from the embedding
      initializer the ids index; attention masks 0/1 in the declared dtype, one
@@ -27,7 +28,9 @@ Steps, each skipped when its result is already there:
      "n/a: static seq 128" and not counted.
 
 Output: one markdown table (model, opset, shape, compile, rel-L2 per output,
-result, tessel ms, ORT ms: medians of --runs timed runs), then, last, exactly
+result, tessel ms, ORT ms: medians of --runs timed runs; --runs 0 runs each
+case once, untimed, as `make test-models` does on lavapipe, whose times say
+nothing about a GPU), then, last, exactly
 one line `models: N passed, M failed` (N, M count model x shape cases; a model
 that fails to export or compile fails each of its cases). Exit 0 when all
 passed, 1 otherwise, 2 on bad usage.
@@ -344,11 +347,11 @@ def rel_l2(a, b):
 
 
 # --------------------------------------------------------------------- cases
-def shapes_for(model):
+def shapes_for(model, cnn_batches=CNN_BATCHES):
     if model not in CNNS + TRANSFORMERS:  # the zoo: every dim but the batch as exported
         return [(b, None) for b in ZOO_BATCHES]
     if model in CNNS:
-        return [(b, None) for b in CNN_BATCHES]
+        return [(b, None) for b in cnn_batches]
     return list(SEQ_SHAPES)
 
 
@@ -366,6 +369,7 @@ def run_case(case, tsl, model_path, ort_dir, case_dir, runs):
         shutil.rmtree(d, ignore_errors=True)
     cmd = ["node", os.path.join(SHARED, "ort_run.js"), model_path, "--threads", "1",
            "--warmup", "1", "--runs", str(runs), "--out", ort_out, "--json", "--quiet"]
+    # --runs 0 compares only: one run each, nothing timed.
     for name, path in feeds:
         cmd += ["--input", "%s=%s" % (name, path)]
     rc, out, err, _ = run(cmd, RUN_TIMEOUT_S, env=dict(os.environ, ORT_NODE_DIR=ort_dir))
@@ -373,10 +377,12 @@ def run_case(case, tsl, model_path, ort_dir, case_dir, runs):
         case["why"] = "ORT: " + short_error(err or out)
         return
     res = json.loads(out.strip().splitlines()[-1])
-    case["ort_ms"] = res["latency"]["median_ms"]
+    case["ort_ms"] = res["latency"]["median_ms"] if runs else None
     out_names = [o["name"] for o in res["outputs"]]
 
-    cmd = [case["tessel_run"], tsl, "--output-dir", tsl_out, "--runs", str(runs)]
+    cmd = [case["tessel_run"], tsl, "--output-dir", tsl_out]
+    if runs:
+        cmd += ["--runs", str(runs)]
     if case.get("device"):
         cmd += ["--device", case["device"]]
     for name, path in feeds:
@@ -386,7 +392,7 @@ def run_case(case, tsl, model_path, ort_dir, case_dir, runs):
         case["why"] = "tessel-run: " + short_error(err or out)
         return
     m = re.search(r"median ([0-9.]+) ms", out + err)
-    case["tessel_ms"] = float(m.group(1)) if m else None
+    case["tessel_ms"] = float(m.group(1)) if m and runs else None
 
     ok, whys = True, []
     # A reference whose every output is one value throughout (vanishing
@@ -450,7 +456,12 @@ def main(argv=None):
                     help="folder of tessel-compile and tessel-run (default build/bin)")
     ap.add_argument("--work", metavar="DIR", default=os.path.join(REPO, "build", "models-test"),
                     help="caches (ort/, export/) and scratch (run/) (default build/models-test)")
-    ap.add_argument("--runs", type=int, default=5, help="timed runs per case and runtime (default 5)")
+    ap.add_argument("--runs", type=int, default=5,
+                    help="timed runs per case and runtime (default 5); 0: one run each, "
+                    "compared and not timed (lavapipe's times mean nothing)")
+    ap.add_argument("--cnn-batches", default=",".join(str(b) for b in CNN_BATCHES),
+                    metavar="B,B", help="the CNNs' batch sizes (default %s)" %
+                    ",".join(str(b) for b in CNN_BATCHES))
     ap.add_argument("--device", default="cpu",
                     help="compile for this device's target and run on it: cpu (default), "
                     "vulkan, vulkan:N (lavapipe runs the GPU kernels on the CPU)")
@@ -471,8 +482,16 @@ def main(argv=None):
                 return 2
             sel.add(hit[0])
         chosen = [v for v in chosen if v[1] in sel]
-    if args.runs < 1:
-        print("test-models: error: --runs must be at least 1", file=sys.stderr)
+    try:
+        args.cnn_batches = tuple(int(b) for b in args.cnn_batches.split(","))
+        if not args.cnn_batches or min(args.cnn_batches) < 1:
+            raise ValueError
+    except ValueError:
+        print("test-models: error: --cnn-batches takes positive integers, such as 1,4",
+              file=sys.stderr)
+        return 2
+    if args.runs < 0:
+        print("test-models: error: --runs must not be negative", file=sys.stderr)
         return 2
     bin_dir = os.path.abspath(args.tessel_bin)
     for tool in ("tessel-compile", "tessel-run"):
@@ -531,7 +550,7 @@ def main(argv=None):
             d = ins[0][2][1] if ins and len(ins[0][2]) > 1 else None
             static_seq = d if isinstance(d, int) and d > 0 else None
         mcases = []
-        for batch, seq in shapes_for(model):
+        for batch, seq in shapes_for(model, args.cnn_batches):
             c = {"model": model, "opset": opset, "dynseq": dyn, "batch": batch, "seq": seq,
                  "shape": shape_label(batch, seq), "compile": "", "outputs": [], "ok": False,
                  "why": "", "na": None, "tessel_ms": None, "ort_ms": None, "ins": ins,

@@ -2,7 +2,7 @@
 """Seeded differential sweep: random Conv, ConvTranspose, pooling and MatMul/Gemm shapes.
 
     /usr/bin/python3 test/e2e/sweep_test.py --bin-dir build/bin --work-dir DIR
-        [--device cpu|vulkan] [--seed N] [--cases N]
+        [--device cpu|vulkan] [--seed N] [--cases N] [-j N]
 
 The node tests fix a few shapes per op; a wrong answer for a class of shapes
 they do not reach (grouped Convs with few channels per group, tiny or odd
@@ -36,16 +36,19 @@ MaxPool, count_include_pad for AveragePool), MatMul (batched, prime and unit
 extents) and Gemm (transposes, alpha, beta, bias of each broadcast shape).
 
 The seed is fixed by default (the run is reproducible); --seed picks another
-draw. A failing case prints its parameters, which is a test to add.
+draw. -j N (default 2) runs N families at once: a family's time is mostly
+its one compile, on one core. Each family's line gives where its time went. A failing case prints its parameters, which is a test to add.
 
 Last line: `sweep: N passed, M failed`. Exit 1 when anything failed.
 """
 
 import argparse
+import concurrent.futures
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 import cpu_variant
 import numpy as np
@@ -1284,6 +1287,9 @@ def compare(ref, y):
 
 
 def run_family(name, gen, count, rng, args):
+    """Runs one family; returns (passed, failed, the lines to print)."""
+    lines = []
+    start = time.monotonic()
     work = os.path.join(args.work_dir, name)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "out"))
@@ -1330,25 +1336,29 @@ def run_family(name, gen, count, rng, args):
     else:
         # One CPU binary, the suites' variant (cpu_variant.py).
         compile_cmd += ["--mcpu", cpu_variant.suite_variant()]
+    built = time.monotonic()
     try:
         _run(compile_cmd, work)
+        compiled = time.monotonic()
         _run([os.path.join(args.bin_dir, "tessel-run"), "model.tsl", "--device",
               args.device, "--output-dir", "out"] + run_args, work)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         for o in refs:
-            print("FAIL  %s %s  -- %s [%s]" % (name, o, e, descs[o]))
-        return 0, len(refs)
+            lines.append("FAIL  %s %s  -- %s [%s]" % (name, o, e, descs[o]))
+        return 0, len(refs), lines
+    ran = time.monotonic()
     passed = failed = 0
     for o, ref in refs.items():
         err = compare(ref, np.load(os.path.join(work, "out", o + ".npy")))
         if err:
             failed += 1
-            print("FAIL  %s %s  -- %s [%s]" % (name, o, err, descs[o]))
+            lines.append("FAIL  %s %s  -- %s [%s]" % (name, o, err, descs[o]))
         else:
             passed += 1
-    print("%-6s %d of %d cases passed" % (name, passed, passed + failed))
-    sys.stdout.flush()
-    return passed, failed
+    lines.append("%-6s %d of %d cases passed (cases and references %.1f s, compile %.1f s, "
+                 "run %.1f s)" % (name, passed, passed + failed, built - start,
+                                  compiled - built, ran - compiled))
+    return passed, failed, lines
 
 
 def main(argv=None):
@@ -1359,18 +1369,28 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=20261204)
     ap.add_argument("--cases", type=int, default=60, help="cases per family")
     ap.add_argument("--only", choices=sorted(FAMILIES), action="append")
+    ap.add_argument("-j", "--jobs", type=int, default=2,
+                    help="families compiled and run at once (default 2)")
     args = ap.parse_args(argv)
     args.bin_dir = os.path.abspath(args.bin_dir)
     args.work_dir = os.path.abspath(args.work_dir)
-    passed = failed = 0
-    for name, gen in FAMILIES.items():
-        if args.only and name not in args.only:
-            continue
+    names = [n for n in FAMILIES if not args.only or n in args.only]
+
+    def one(name):
         # One generator per family, so adding a family leaves the others' draws alone.
         rng = np.random.default_rng([args.seed, SEED_INDEX[name]])
-        p, f = run_family(name, gen, args.cases, rng, args)
-        passed += p
-        failed += f
+        return run_family(name, FAMILIES[name], args.cases, rng, args)
+
+    # The families are independent: while one compiles (one core, most of
+    # a family's time), another builds its cases or runs. Results print in
+    # family order.
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for p, f, lines in pool.map(one, names):
+            passed += p
+            failed += f
+            print("\n".join(lines))
+            sys.stdout.flush()
     print("sweep: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
