@@ -244,8 +244,8 @@ func.func @softmax_last_axis(%x: tensor<4x7xf32>) -> tensor<4x7xf32> {
 // CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
 // CHECK-SAME:      ins(%[[A]], %[[B]] : tensor<?x1x2x3xf32>, tensor<5x3x4xf32>) outs(%[[F]] : tensor<?x5x2x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[L:[^:]+]]: f32, %[[R:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
-// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[L]], %[[R]] : f32
-// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[L]], %[[R]] fastmath<contract> : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[P]] fastmath<contract> : f32
 // CHECK-NEXT:      linalg.yield %[[S]]
 func.func @matmul_batched(%a: tensor<?x1x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<?x5x2x4xf32> {
   %0 = tessel.matmul %a, %b : (tensor<?x1x2x3xf32>, tensor<5x3x4xf32>) -> tensor<?x5x2x4xf32>
@@ -301,10 +301,10 @@ func.func @matmul_vectors(%v: tensor<3xf32>, %m: tensor<?x3xf32>, %t: tensor<2x3
 // CHECK-NEXT:      linalg.yield %[[BC]]
 // CHECK:         %[[G1:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<?x3xf32>, tensor<4x3xf32>) outs(%[[INIT]] : tensor<?x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[L:[^:]+]]: f32, %[[R:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
-// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[L]], %[[R]] : f32
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[L]], %[[R]] fastmath<contract> : f32
 // CHECK-NEXT:      %[[ALPHA:.+]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT:      %[[PA:.+]] = arith.mulf %[[P]], %[[ALPHA]] : f32
-// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[PA]] : f32
+// CHECK-NEXT:      %[[PA:.+]] = arith.mulf %[[P]], %[[ALPHA]] fastmath<contract> : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[PA]] fastmath<contract> : f32
 // CHECK-NEXT:      linalg.yield %[[S]]
 // CHECK:         return %[[G0]], %[[G1]]
 func.func @gemm(%a: tensor<?x3xf32>, %b: tensor<4x3xf32>, %c: tensor<4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
@@ -771,4 +771,35 @@ func.func @matmul_f16_accumulates_in_f32(%a: tensor<2x3xf16>, %b: tensor<3x4xf16
 func.func @matmul_f16_explicit_f16(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) -> tensor<2x4xf16> {
   %0 = tessel.matmul %a, %b {acc_type = f16} : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
   return %0 : tensor<2x4xf16>
+}
+
+// -----
+
+// An integer contraction sums i8 x i8 products in its i32 accumulator, the
+// operands sign-extended; with input_unsigned (u8 activations) the input
+// is zero-extended, the weight still sign-extended. Float contractions
+// mark product and sum `contract` (one fused multiply-add).
+// CHECK-LABEL: func.func @int8_contractions
+// CHECK:         linalg.generic
+// CHECK:           %[[A:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK-NEXT:      %[[B:.+]] = arith.extsi %{{.+}} : i8 to i32
+// CHECK-NEXT:      %[[P:.+]] = arith.muli %[[A]], %[[B]] : i32
+// CHECK-NEXT:      arith.addi %{{.+}}, %[[P]] : i32
+// CHECK:         linalg.generic
+// CHECK:           %[[SA:.+]] = arith.extsi %{{.+}} : i8 to i32
+// CHECK-NEXT:      %[[SB:.+]] = arith.extsi %{{.+}} : i8 to i32
+// CHECK-NEXT:      arith.muli %[[SA]], %[[SB]] : i32
+// CHECK:         linalg.generic
+// CHECK:           arith.extui %{{.+}} : i8 to i32
+// CHECK-NEXT:      arith.extsi %{{.+}} : i8 to i32
+// CHECK:         linalg.generic
+// CHECK:           %[[FP:.+]] = arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32
+// CHECK-NEXT:      arith.addf %{{.+}}, %[[FP]] fastmath<contract> : f32
+func.func @int8_contractions(%x: tensor<4x3xi8>, %w: tensor<3x2xi8>, %i: tensor<1x3x2x2xi8>, %k: tensor<2x3x1x1xi8>, %f: tensor<4x3xf32>, %g: tensor<3x2xf32>)
+    -> (tensor<4x2xi32>, tensor<4x2xi32>, tensor<1x2x2x2xi32>, tensor<4x2xf32>) {
+  %0 = tessel.matmul %x, %w {acc_type = i32, input_unsigned} : (tensor<4x3xi8>, tensor<3x2xi8>) -> tensor<4x2xi32>
+  %1 = tessel.matmul %x, %w {acc_type = i32} : (tensor<4x3xi8>, tensor<3x2xi8>) -> tensor<4x2xi32>
+  %2 = tessel.conv %i, %k {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, input_unsigned, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x2x2xi8>, tensor<2x3x1x1xi8>) -> tensor<1x2x2x2xi32>
+  %3 = tessel.matmul %f, %g : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %0, %1, %2, %3 : tensor<4x2xi32>, tensor<4x2xi32>, tensor<1x2x2x2xi32>, tensor<4x2xf32>
 }
