@@ -34,10 +34,16 @@ Value widen(OpBuilder &b, Location l, Value v, Type to) {
 /// roundings (LLVM fuses only what carries the flag; on Intel cores the
 /// two share the FMA ports, so a register tile of vmulps + vaddps runs at
 /// half the speed of one of vfmadd).
+///
+/// `lhsUnsigned`: the first operand's integers are unsigned (u8
+/// activations, `input_unsigned`), zero-extended.
 void multiplyAccumulate(OpBuilder &b, Location l, ValueRange args,
-                        double alpha = 1.0) {
+                        double alpha = 1.0, bool lhsUnsigned = false) {
   Type acc = args[2].getType();
-  Value x = widen(b, l, args[0], acc), y = widen(b, l, args[1], acc);
+  Value x = lhsUnsigned && args[0].getType() != acc
+                ? arith::ExtUIOp::create(b, l, acc, args[0]).getResult()
+                : widen(b, l, args[0], acc);
+  Value y = widen(b, l, args[1], acc);
   Value prod;
   if (isa<FloatType>(acc)) {
     auto contract = arith::FastMathFlags::contract;
@@ -133,11 +139,12 @@ struct LowerMatMul : OpRewritePattern<MatMulOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, lhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, rhsExprs, ctx),
                                    AffineMap::get(rank + 1, 0, outExprs, ctx)};
-    Value result =
-        generic(rewriter, loc, {op.getLhs(), op.getRhs()}, init, maps,
-                iterators(rank, 1), [](OpBuilder &b, Location l, ValueRange a) {
-                  multiplyAccumulate(b, l, a);
-                });
+    bool lhsUnsigned = op.getInputUnsigned();
+    Value result = generic(rewriter, loc, {op.getLhs(), op.getRhs()}, init,
+                           maps, iterators(rank, 1),
+                           [&](OpBuilder &b, Location l, ValueRange a) {
+                             multiplyAccumulate(b, l, a, 1.0, lhsUnsigned);
+                           });
     rewriter.replaceOp(op, roundSums(rewriter, loc, result, empty));
     return success();
   }
@@ -315,10 +322,11 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
                                    AffineMap::get(loops, 0, wExprs, ctx),
                                    AffineMap::get(loops, 0, outExprs, ctx)};
+    bool inputUnsigned = op.getInputUnsigned();
     Value result = generic(rewriter, loc, {input, weight}, init, maps,
                            iterators(outRank, 1 + spatial),
-                           [](OpBuilder &b, Location l, ValueRange a) {
-                             multiplyAccumulate(b, l, a);
+                           [&](OpBuilder &b, Location l, ValueRange a) {
+                             multiplyAccumulate(b, l, a, 1.0, inputUnsigned);
                            });
     result = roundSums(rewriter, loc, result, out);
     if (splitGroups) {

@@ -69,6 +69,14 @@ static LogicalResult verifyElementTypes(Operation *op, ValueRange operands,
          << " or the accumulator type";
 }
 
+/// `input_unsigned` only on integer operands.
+static LogicalResult verifyInputUnsigned(Operation *op, Value input,
+                                         bool inputUnsigned) {
+  if (inputUnsigned && !isa<IntegerType>(getElementTypeOrSelf(input.getType())))
+    return op->emitOpError("input_unsigned needs integer operands");
+  return success();
+}
+
 /// An accumulator of the element type's kind, at least as wide.
 static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
   if (!acc)
@@ -87,7 +95,8 @@ static LogicalResult verifyAccumulator(Operation *op, TypeAttr acc) {
 LogicalResult MatMulOp::verify() {
   if (failed(verifyAccumulator(*this, getAccTypeAttr())) ||
       failed(verifyElementTypes(*this, {getLhs(), getRhs()},
-                                getAccTypeAttr())))
+                                getAccTypeAttr())) ||
+      failed(verifyInputUnsigned(*this, getLhs(), getInputUnsigned())))
     return failure();
   RankedTensorType lhs = rankedType(getLhs()), rhs = rankedType(getRhs());
   if (lhs.getRank() < 1 || rhs.getRank() < 1)
@@ -188,7 +197,8 @@ static LogicalResult verifyWindow(Operation *op, int64_t spatial,
 LogicalResult ConvOp::verify() {
   if (failed(verifyAccumulator(*this, getAccTypeAttr())) ||
       failed(verifyElementTypes(*this, {getInput(), getWeight()},
-                                getAccTypeAttr())))
+                                getAccTypeAttr())) ||
+      failed(verifyInputUnsigned(*this, getInput(), getInputUnsigned())))
     return failure();
   RankedTensorType in = rankedType(getInput()), w = rankedType(getWeight());
   int64_t rank = in.getRank();

@@ -192,10 +192,13 @@ def Tessel_MatMulOp : Tessel_Op<"matmul"> {
     element type; the result has it too, except in an integer contraction
     (int8 quantization, design.md section 8): integer operands with a
     result of the accumulator's type (`acc_type` set, e.g. i8 x i8 -> i32),
-    whose sums are not rounded at all.
+    whose sums are not rounded at all. `input_unsigned` (integer operands
+    only) reads the lhs's integers as unsigned: u8 activations times i8
+    weights, the lhs zero-extended.
   }];
   let arguments = (ins Tessel_NumericTensor:$lhs, Tessel_NumericTensor:$rhs,
-                   OptionalAttr<TypeAttr>:$acc_type);
+                   OptionalAttr<TypeAttr>:$acc_type,
+                   UnitAttr:$input_unsigned);
   let results = (outs Tessel_NumericTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
@@ -228,7 +231,8 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     pads (ONNX order); auto_pad is resolved into explicit pads at import.
     Products are summed in `acc_type` (see Tessel_AccumulatorType). Float
     operands, or (int8 quantization) integer operands of one type with a
-    result and bias of the accumulator's type, as MatMul; padding reads 0.
+    result and bias of the accumulator's type, as MatMul, whose
+    `input_unsigned` it shares (u8 input, i8 weights); padding reads 0.
 
     The weight is ONNX's F x C/group x K1 x ... x Kn, or with
     `filters_last` C/group x K1 x ... x Kn x P: the filters in the last
@@ -245,7 +249,7 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, I64Attr:$group,
                    OptionalAttr<TypeAttr>:$acc_type,
-                   UnitAttr:$filters_last);
+                   UnitAttr:$filters_last, UnitAttr:$input_unsigned);
   let extraClassDeclaration = Tessel_AccumulatorType # [{
     /// The weight's dims of the filters (output channels), of the input
     /// channels per group, and of the first kernel dim.

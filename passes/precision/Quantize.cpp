@@ -222,9 +222,15 @@ private:
   /// Rewrites `op` when its form is one this pass handles; success also
   /// when it leaves it alone.
   LogicalResult quantize(Operation *op, Range range, bool &done) {
-    // A Conv's padding reads 0, which an asymmetric zero point would not
-    // map to 0: the symmetric range around [LO, HI] instead.
-    if (range.asymmetric && isa<ConvOp>(op))
+    // An asymmetric range that starts at 0 or above (a ReLU's output) is
+    // quantized unsigned: u8 = round(x / s), s = HI / 255, zero point 0,
+    // which the contraction reads as unsigned (input_unsigned); 0 stays 0,
+    // so a Conv's padding needs nothing, and the sums need no correction.
+    // Any other asymmetric range takes an i8 zero point (MatMul, Gemm) or,
+    // for a Conv, whose padding reads 0 where the zero point would be
+    // right, the symmetric range around it.
+    bool unsignedInput = range.asymmetric && range.lo >= 0 && range.hi > 0;
+    if (range.asymmetric && !unsignedInput && isa<ConvOp>(op))
       range = Range{-range.magnitude(), range.magnitude(), false};
     double amax = range.magnitude();
     Value input = op->getOperand(0), weight = op->getOperand(1);
@@ -267,9 +273,12 @@ private:
     };
     // xq = cast<i8>(round(x / s) + z): s = A / 127 and z = 0 for a
     // symmetric range; s = (HI - LO) / 255, z = round(-128 - LO / s) for
-    // an asymmetric one (HI > LO).
+    // an asymmetric one (HI > LO); unsigned (u8, saturating at 0 and 255)
+    // with s = HI / 255 and z = 0 for one from LO >= 0.
     double step = amax / 127.0, zero = 0;
-    if (range.asymmetric && range.hi > range.lo) {
+    if (unsignedInput) {
+      step = range.hi / 255.0;
+    } else if (range.asymmetric && range.hi > range.lo) {
       step = (range.hi - range.lo) / 255.0;
       zero = std::clamp(std::nearbyint(-128.0 - range.lo / step), -128.0,
                         127.0);
@@ -279,7 +288,8 @@ private:
     Value rounded = RoundOp::create(b, loc, inType, scaled);
     if (zero != 0)
       rounded = AddOp::create(b, loc, inType, rounded, scalarF32(zero));
-    Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false, false);
+    Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false,
+                              /*resultUnsigned=*/unsignedInput);
     QuantizedWeight qw = quantizeWeight(w, channelAxis);
     Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
     // The integer contraction.
@@ -293,9 +303,12 @@ private:
       q->setOperand(1, wq);
       q->getResult(0).setType(accType);
       q.setAccTypeAttr(TypeAttr::get(i32));
+      q.setInputUnsigned(unsignedInput);
       acc = q.getResult();
     } else {
-      acc = MatMulOp::create(b, loc, accType, xq, wq, TypeAttr::get(i32));
+      auto mm = MatMulOp::create(b, loc, accType, xq, wq, TypeAttr::get(i32));
+      mm.setInputUnsigned(unsignedInput);
+      acc = mm.getResult();
     }
     if (failed(verify(acc.getDefiningOp()))) {
       op->emitError("internal compiler error: the int8 contraction of this "

@@ -83,6 +83,23 @@ func.func @matmul_mixed_operands(%a: tensor<2x3xi8>, %b: tensor<3x5xi32>) -> ten
 
 // -----
 
+// u8 activations (input_unsigned) are integers; a float input has no sign to drop.
+func.func @matmul_unsigned_float(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'tessel.matmul' op input_unsigned needs integer operands}}
+  %0 = tessel.matmul %a, %b {input_unsigned} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @conv_unsigned_float(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{'tessel.conv' op input_unsigned needs integer operands}}
+  %0 = tessel.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, input_unsigned, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // Widening only to the declared accumulator.
 func.func @matmul_float_widening(%a: tensor<2x3xbf16>, %b: tensor<3x5xbf16>) -> tensor<2x5xf32> {
   // expected-error @+1 {{'tessel.matmul' op result element type 'f32' must be the operands' 'bf16' or the accumulator type}}

@@ -12,17 +12,18 @@
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="format=fp8-e4m3 amax=g=2.54 lower=g" | FileCheck %s --check-prefix=FP8
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="format=fp4" 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT
-// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=0:2.55 lower=g" --canonicalize | FileCheck %s --check-prefix=ASYM
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=-0.55:2.0 lower=g" --canonicalize | FileCheck %s --check-prefix=ASYM
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=0:2.55,m=0:1.27,c=0:12.75 lower=g,m,c" --canonicalize | FileCheck %s --check-prefix=U8
 
-// Asymmetric [0, 2.55]: s = 0.01, z = round(-128 - 0 / s) = -128; the
-// sums carry z * sum_k Wq[k, c] (column sums 159 and 95), taken out by
-// offset[c] = 128 * colsum[c] * scale[c], scale = 0.01 * s_w * alpha:
-// [0.01 / 127 * 2, 0.01 * 2 / 127 * 2] and the offsets 128 * [159, 95] * scale.
+// Asymmetric [-0.55, 2.0]: s = 0.01, z = round(-128 + 0.55 / s) = -73;
+// the sums carry z * sum_k Wq[k, c] (column sums 159 and 95), taken out
+// by offset[c] = 73 * colsum[c] * scale[c], scale = 0.01 * s_w * alpha:
+// [0.01 / 127 * 2, 0.01 * 2 / 127 * 2] and the offsets 73 * [159, 95] * scale.
 // ASYM-LABEL: func.func @gemm
 // ASYM-DAG:     %[[INV:.+]] = tessel.constant dense<1.000000e+02> : tensor<f32>
-// ASYM-DAG:     %[[Z:.+]] = tessel.constant dense<-1.280000e+02> : tensor<f32>
+// ASYM-DAG:     %[[Z:.+]] = tessel.constant dense<-7.300000e+01> : tensor<f32>
 // ASYM-DAG:     %[[SCALE:.+]] = tessel.constant dense<[1.57480{{[0-9]+}}E-4, 3.14960{{[0-9]+}}E-4]> : tensor<2xf32>
-// ASYM-DAG:     %[[OFF:.+]] = tessel.constant dense<[3.2050{{[0-9]+}}, 3.8299{{[0-9]+}}]> : tensor<2xf32>
+// ASYM-DAG:     %[[OFF:.+]] = tessel.constant dense<[1.8278{{[0-9]+}}, 2.1842{{[0-9]+}}]> : tensor<2xf32>
 // ASYM:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
 // ASYM:         %[[R:.+]] = tessel.round %[[S]]
 // ASYM:         %[[Q0:.+]] = tessel.add %[[R]], %[[Z]]
@@ -60,6 +61,20 @@
 // CHECK:         %[[F:.+]] = tessel.cast %[[ACC]] : (tensor<?x2xi32>) -> tensor<?x2xf32>
 // CHECK:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
 // CHECK:         tessel.add %[[Y]], %arg1
+// An asymmetric range from 0 (a ReLU's output) is quantized unsigned: u8
+// with s = HI / 255 and zero point 0 (the cast saturates at 0 and 255),
+// read unsigned by the contraction, with no offset to correct; a Conv's
+// padding reads the u8 zero, which is the real 0.
+// U8-LABEL: func.func @gemm
+// U8-DAG:     %[[INV:.+]] = tessel.constant dense<1.000000e+02> : tensor<f32>
+// U8-DAG:     %[[SCALE:.+]] = tessel.constant dense<[1.57480{{[0-9]+}}E-4, 3.14960{{[0-9]+}}E-4]> : tensor<2xf32>
+// U8:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
+// U8:         %[[R:.+]] = tessel.round %[[S]]
+// U8:         %[[Q:.+]] = tessel.cast %[[R]] {result_unsigned} : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// U8:         %[[ACC:.+]] = tessel.matmul %[[Q]], %{{.+}} {acc_type = i32, input_unsigned} : (tensor<?x2xi8>, tensor<2x2xi8>) -> tensor<?x2xi32>
+// U8:         %[[F:.+]] = tessel.cast %[[ACC]]
+// U8:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
+// U8-NEXT:    tessel.add %[[Y]], %arg1
 // EDGES-LABEL: func.func @gemm
 // EDGES:         tessel.gemm %arg0
 // KEEP-LABEL:  func.func @gemm
@@ -78,6 +93,9 @@ func.func @gemm(%x: tensor<?x2xf32>, %c: tensor<2xf32>) -> tensor<?x2xf32> {
 // CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32} : (tensor<4x3xi8>, tensor<3x3xi8>) -> tensor<4x3xi32>
 // CHECK:         tessel.matmul %{{.+}}, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
 // CHECK:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}} : (tensor<1x1x2x2xi8>, tensor<2x1x1x1xi8>) -> tensor<1x2x2x2xi32>
+// U8-LABEL: func.func @chain
+// U8:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32, input_unsigned} : (tensor<4x3xi8>, tensor<3x3xi8>) -> tensor<4x3xi32>
+// U8:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}input_unsigned{{.*}}} : (tensor<1x1x2x2xi8>, tensor<2x1x1x1xi8>) -> tensor<1x2x2x2xi32>
 // EDGES-LABEL: func.func @chain
 // EDGES:         tessel.matmul %arg0, %{{.+}} : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
 // EDGES:         tessel.matmul %{{.+}}, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
