@@ -13,7 +13,7 @@
 #               ONNX Runtime (scripts/test_models.py; installs PyTorch and ONNX Runtime;
 #               `.ci/run` runs it after `make test`), on the CPU and then on --device
 #               vulkan (lavapipe: one untimed run per case, the CNNs at batch 1 and 2,
-#               about 4 minutes; timed runs and batch 4 took 11).
+#               about 5 minutes; timed runs and batch 4 took 11).
 #               Options: TEST_MODELS_ARGS="--only resnet18"
 #   make test-models-zoo  deps + build + 20 more architectures (scripts/export_zoo.py:
 #               DenseNet, GoogLeNet, ShuffleNet, RegNet, MobileNet-V3, EfficientNet, explicit
