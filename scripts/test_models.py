@@ -367,9 +367,9 @@ def run_case(case, tsl, model_path, ort_dir, case_dir, runs):
     ort_out, tsl_out = os.path.join(case_dir, "ort"), os.path.join(case_dir, "tessel")
     for d in (ort_out, tsl_out):
         shutil.rmtree(d, ignore_errors=True)
+    # --runs 0 compares only: one run each (ORT's warm-up), nothing timed.
     cmd = ["node", os.path.join(SHARED, "ort_run.js"), model_path, "--threads", "1",
            "--warmup", "1", "--runs", str(runs), "--out", ort_out, "--json", "--quiet"]
-    # --runs 0 compares only: one run each, nothing timed.
     for name, path in feeds:
         cmd += ["--input", "%s=%s" % (name, path)]
     rc, out, err, _ = run(cmd, RUN_TIMEOUT_S, env=dict(os.environ, ORT_NODE_DIR=ort_dir))

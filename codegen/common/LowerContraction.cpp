@@ -18,12 +18,16 @@ using namespace tessel::lowering;
 
 namespace {
 
-/// `v` converted to the wider type `to` (an accumulator).
-Value widen(OpBuilder &b, Location l, Value v, Type to) {
+/// `v` converted to the wider type `to` (an accumulator); integers are
+/// sign-extended unless `isUnsigned`.
+Value widen(OpBuilder &b, Location l, Value v, Type to,
+            bool isUnsigned = false) {
   if (v.getType() == to)
     return v;
   if (isa<FloatType>(to))
     return arith::ExtFOp::create(b, l, to, v);
+  if (isUnsigned)
+    return arith::ExtUIOp::create(b, l, to, v);
   return arith::ExtSIOp::create(b, l, to, v);
 }
 
@@ -40,9 +44,7 @@ Value widen(OpBuilder &b, Location l, Value v, Type to) {
 void multiplyAccumulate(OpBuilder &b, Location l, ValueRange args,
                         double alpha = 1.0, bool lhsUnsigned = false) {
   Type acc = args[2].getType();
-  Value x = lhsUnsigned && args[0].getType() != acc
-                ? arith::ExtUIOp::create(b, l, acc, args[0]).getResult()
-                : widen(b, l, args[0], acc);
+  Value x = widen(b, l, args[0], acc, lhsUnsigned);
   Value y = widen(b, l, args[1], acc);
   Value prod;
   if (isa<FloatType>(acc)) {

@@ -36,8 +36,9 @@ MaxPool, count_include_pad for AveragePool), MatMul (batched, prime and unit
 extents) and Gemm (transposes, alpha, beta, bias of each broadcast shape).
 
 The seed is fixed by default (the run is reproducible); --seed picks another
-draw. -j N (default 2) runs N families at once: a family's time is mostly
-its one compile, on one core. Each family's line gives where its time went. A failing case prints its parameters, which is a test to add.
+draw. A failing case prints its parameters, which is a test to add. -j N
+(default 2) runs N families at once: a family's time is mostly its one
+compile, on one core. Each family's line gives where its time went.
 
 Last line: `sweep: N passed, M failed`. Exit 1 when anything failed.
 """
