@@ -349,7 +349,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
       binary.cpuFeatures = job.cpu->features;
       buildCpuStagePipeline(stages, job.cpu->vectorBits,
                             options.cpuWithGpuTiles);
-      buildCpuLoweringPipeline(pm, job.cpu->vectorBits);
+      buildCpuLoweringPipeline(pm, job.cpu->vectorBits, job.cpu->features);
     }
     if (options.emit == "pipeline") {
       llvm::raw_string_ostream os(options.emitted);

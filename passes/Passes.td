@@ -145,21 +145,24 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
     input has a calibrated range (`amax`: "NODE=A", the largest magnitude
     the calibrator kept) is quantized.
 
-    int8 (`format=int8`, the default):
+    int8 (`format=int8`, the default), for a Conv:
       xq  = cast<i8>(round(x * (127 / A)))        (symmetric, per tensor;
                                                    the cast saturates)
       acc = integer contraction(xq, Wq) : i32     (Wq: i8 constant,
                                                    symmetric per output
                                                    channel, |Wq| <= 127)
       y   = cast<f32>(acc) * (A / 127 * s_w[c] * alpha) + bias
-    With an asymmetric range [LO, HI] (a MatMul or Gemm; a Conv takes the
-    symmetric range around it, since its padding reads 0), s = (HI - LO)
-    / 255 and the zero point z = round(-128 - LO / s) map it onto
-    [-128, 127]:
-      xq  = cast<i8>(round(x / s) + z)
+    A MatMul or Gemm reads its input as u8 (`input_unsigned`: u8 x i8, the
+    operands of the CPU's vpdpbusd) with a zero point z: 128 for a
+    symmetric range (the same levels), round(-LO / s) with s = (HI - LO) /
+    255 for an asymmetric range [LO, HI]:
+      xq  = cast<u8>(round(x / s) + z)
       y   = cast<f32>(acc) * (s * s_w[c] * alpha)
             - z * sum_k Wq[k, c] * (s * s_w[c] * alpha) + bias
-    the compensation being one more constant per channel.
+    the compensation being one more constant per channel. A range from
+    LO >= 0 (a ReLU's output) is u8 with s = HI / 255 and z = 0 for every
+    contraction; a Conv takes the symmetric range around any other, since
+    its padding reads 0.
     So the scales are folded at compile time, and the dequantization, the
     bias and whatever follows (an activation, the next layer's
     quantization) fuse into the contraction's epilogue

@@ -160,16 +160,35 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
         last index of the inputs: the loops are interchanged so that `n` is
         innermost, for LLVM's loop vectorizer.
 
+      * Dot-product tiles (`int8-dot`, `bf16-dot`). A MatMul-like register
+        tile whose sums are u8 x i8 -> i32 (int8 with unsigned activations)
+        or bf16 x bf16 -> f32, with the reduction the contiguous last dim
+        of the row operand and the second-to-last of the vector operand,
+        steps its reduction by groups of 4 (int8) or 2 (bf16): each row
+        broadcasts its group (4 bytes), the vector operand's rows of the
+        group are interleaved in registers, and one x86 dot product per
+        vector (`vpdpbusd`, `vdpbf16ps`) adds a whole group. Partial tiles
+        and a last partial group run one step at a time as above.
+
     Neither rewrite reorders the additions that produce one output element,
-    so results are bit-identical to the plain loop nest's.
+    so results are bit-identical to the plain loop nest's, except in a
+    bf16 dot-product tile, where the instruction adds each pair of
+    products before the sum (and flushes denormals).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "SIMD register width in bits (128: SSE, 256: AVX2, 512: AVX-512)">
+           "SIMD register width in bits (128: SSE, 256: AVX2, 512: AVX-512)">,
+    Option<"int8Dot", "int8-dot", "bool", "false",
+           "u8 x i8 contractions use vpdpbusd (AVX512-VNNI; 256-bit vectors "
+           "need AVX512-VL)">,
+    Option<"bf16Dot", "bf16-dot", "bool", "false",
+           "bf16 contractions use vdpbf16ps (AVX512-BF16; 256-bit vectors "
+           "need AVX512-VL)">
   ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect", "mlir::ub::UBDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::ub::UBDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def GpuWorkgroupTilesPass

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -701,11 +702,270 @@ collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
   return std::make_pair(collapsed, vectorShape);
 }
 
+/// A register tile that an x86 dot-product instruction computes: each
+/// instruction adds `group` consecutive products of the reduction `k` to
+/// every lane (`vpdpbusd`: 4 u8 x i8 products into an i32; `vdpbf16ps`: 2
+/// bf16 products into an f32).
+struct DotTile {
+  enum Kind { Int8, BF16 } kind;
+  unsigned m, k;
+  int64_t group;
+};
+
+/// The operand `v` of a contraction body extended by an op of type `Ext`
+/// from block argument `arg`.
+template <typename Ext>
+bool isExtensionOf(Value v, BlockArgument arg, Type from, Type to) {
+  auto ext = v.getDefiningOp<Ext>();
+  return ext && ext.getIn() == arg && arg.getType() == from &&
+         ext.getType() == to;
+}
+
+/// Whether the body of `op` is `acc + ext(lhs) * ext(rhs)` of `kind`:
+/// zero-extended u8 times sign-extended i8 summed in i32, or bf16 times
+/// bf16 summed in f32, and nothing else.
+bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 5)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  BlockArgument lhs = body->getArgument(0), rhs = body->getArgument(1),
+                acc = body->getArgument(2);
+  MLIRContext *ctx = op.getContext();
+  Operation *sum = yield.getValues().front().getDefiningOp();
+  if (!sum || sum->getNumOperands() != 2)
+    return false;
+  Value product = sum->getOperand(0) == acc   ? sum->getOperand(1)
+                  : sum->getOperand(1) == acc ? sum->getOperand(0)
+                                              : Value();
+  Operation *mul = product ? product.getDefiningOp() : nullptr;
+  if (!mul || mul->getNumOperands() != 2)
+    return false;
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  if (kind == DotTile::Int8) {
+    Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
+    auto operands = [&](Value u, Value s) {
+      return isExtensionOf<arith::ExtUIOp>(u, lhs, i8, i32) &&
+             isExtensionOf<arith::ExtSIOp>(s, rhs, i8, i32);
+    };
+    return isa<arith::AddIOp>(sum) && isa<arith::MulIOp>(mul) &&
+           acc.getType() == i32 && (operands(x, y) || operands(y, x));
+  }
+  Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+  auto operands = [&](Value a, Value b) {
+    return isExtensionOf<arith::ExtFOp>(a, lhs, bf16, f32) &&
+           isExtensionOf<arith::ExtFOp>(b, rhs, bf16, f32);
+  };
+  return isa<arith::AddFOp>(sum) && isa<arith::MulFOp>(mul) &&
+         acc.getType() == f32 && (operands(x, y) || operands(y, x));
+}
+
+/// The dot-product form of register tile `tile` of `op`, when the target
+/// has the instruction (`int8Dot`, `bf16Dot`) and `op` is a MatMul-like
+/// `out[.., m, n] += ext(lhs[.., m, k]) * ext(rhs[.., k, n])` with its one
+/// reduction `k` in the lhs's last dim (a group is then contiguous: one
+/// broadcast per row) and the rhs's second-to-last.
+std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
+                               unsigned vectorBits, bool int8Dot,
+                               bool bf16Dot) {
+  if (!tile.m || (vectorBits != 256 && vectorBits != 512) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isa<linalg::GenericOp>(op.getOperation()))
+    return std::nullopt;
+  std::optional<unsigned> k;
+  for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (kind != utils::IteratorType::reduction)
+      continue;
+    if (k)
+      return std::nullopt;
+    k = d;
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!k || !llvm::all_of(maps, [](AffineMap map) {
+        return map.isProjectedPermutation() && map.getNumResults() >= 2;
+      }))
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  unsigned m = *tile.m, n = tile.n;
+  if (lhs.getResults().back() != dim(*k) || !lhs.isFunctionOfDim(m) ||
+      lhs.isFunctionOfDim(n) || rhs.getResults().back() != dim(n) ||
+      rhs.getResults()[rhs.getNumResults() - 2] != dim(*k) ||
+      rhs.isFunctionOfDim(m) || out.getResults().back() != dim(n))
+    return std::nullopt;
+  if (int8Dot && isDotBody(op, DotTile::Int8))
+    return DotTile{DotTile::Int8, m, *k, 4};
+  if (bf16Dot && isDotBody(op, DotTile::BF16))
+    return DotTile{DotTile::BF16, m, *k, 2};
+  return std::nullopt;
+}
+
+/// Whether the last dim of memref `v` is contiguous.
+bool unitInnerStride(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
+/// Computes full tile `op` (every loop at its register-tile size, the
+/// reduction at one group) with dot-product instructions: per row, the
+/// group of the row operand broadcast as one 32-bit lane; per vector of
+/// outputs, the group's rows of the vector operand interleaved so that
+/// each 32-bit lane holds one column's group; one instruction per row and
+/// vector. Each output vector is read and written through its own view, so
+/// hoistAccumulators keeps it in a register across the reduction.
+/// Fails, creating nothing, when an operand's last dim is not contiguous.
+LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
+                          const RegisterTile &tile, const DotTile &dot,
+                          unsigned vectorBits) {
+  Value lhs = op.getDpsInputOperand(0)->get();
+  Value rhs = op.getDpsInputOperand(1)->get();
+  Value out = op.getDpsInitOperand(0)->get();
+  if (!unitInnerStride(lhs) || !unitInnerStride(rhs) || !unitInnerStride(out))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
+       i32 = rewriter.getI32Type();
+  bool int8 = dot.kind == DotTile::Int8;
+  Type element = int8 ? i8 : Type(BFloat16Type::get(ctx));
+  Type accElement = int8 ? i32 : Type(rewriter.getF32Type());
+  int64_t lanes = vectorBits / 32, width = tile.sizes[tile.n];
+  int64_t rows = tile.m ? tile.sizes[*tile.m] : 1, group = dot.group;
+  // Indices of `map` with loop m at `row`, n at `col`, k at `kk` and every
+  // other loop at 0 (the tile's views start at its origin).
+  auto at = [&](AffineMap map, int64_t row, int64_t col, int64_t kk) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      int64_t v = d == dot.m ? row : d == tile.n ? col : d == dot.k ? kk : 0;
+      indices.push_back(arith::ConstantIndexOp::create(rewriter, loc, v));
+    }
+    return indices;
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto vec = [](int64_t size, Type t) { return VectorType::get({size}, t); };
+  // Element i of the result is element i / 2 of `a` when i is even, of
+  // `b` when odd.
+  auto interleave = [&](Value a, Value b) {
+    return vector::InterleaveOp::create(rewriter, loc, a, b).getResult();
+  };
+  auto bitcast = [&](Value v, VectorType to) {
+    return vector::BitCastOp::create(rewriter, loc, to, v).getResult();
+  };
+  // The vector operand: the group's rows of `width` elements, interleaved
+  // into 32-bit lanes of one column each (bytes 0-3 of lane c are rows 0-3
+  // of column c), then split into vectors.
+  SmallVector<Value> groupRows;
+  for (int64_t kk = 0; kk < group; ++kk)
+    groupRows.push_back(vector::LoadOp::create(rewriter, loc,
+                                               vec(width, element), rhs,
+                                               at(maps[1], 0, 0, kk)));
+  Value packed;
+  if (int8) {
+    Value low = interleave(groupRows[0], groupRows[1]);
+    Value high = interleave(groupRows[2], groupRows[3]);
+    packed = interleave(bitcast(low, vec(width, i16)),
+                        bitcast(high, vec(width, i16)));
+  } else {
+    packed = interleave(bitcast(groupRows[0], vec(width, i16)),
+                        bitcast(groupRows[1], vec(width, i16)));
+  }
+  // 16-bit lanes now; as the instruction's operand type.
+  VectorType operandType = vec(vectorBits / element.getIntOrFloatBitWidth(),
+                               element);
+  int64_t operandWords = vectorBits / 16;
+  SmallVector<Value> columns;
+  for (int64_t j = 0; j < width / lanes; ++j) {
+    Value part = vector::ExtractStridedSliceOp::create(
+        rewriter, loc, packed, ArrayRef<int64_t>{j * operandWords},
+        ArrayRef<int64_t>{operandWords}, ArrayRef<int64_t>{1});
+    columns.push_back(bitcast(part, operandType));
+  }
+  std::string intrinsic =
+      (int8 ? "llvm.x86.avx512.vpdpbusd." : "llvm.x86.avx512bf16.dpbf16ps.") +
+      std::to_string(vectorBits);
+  VectorType accType = vec(lanes, accElement);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  auto outType = cast<MemRefType>(out.getType());
+  for (int64_t r = 0; r < rows; ++r) {
+    Value group32 = bitcast(
+        vector::LoadOp::create(rewriter, loc, vec(group, element), lhs,
+                               at(maps[0], r, 0, 0)),
+        vec(1, i32));
+    Value row = bitcast(
+        vector::BroadcastOp::create(rewriter, loc, vec(lanes, i32), group32),
+        operandType);
+    for (auto [j, column] : llvm::enumerate(columns)) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (Value index : at(maps[2], r, int64_t(j) * lanes, 0)) {
+        offsets.push_back(getAsOpFoldResult(index));
+        sizes.push_back(rewriter.getIndexAttr(1));
+        strides.push_back(rewriter.getIndexAttr(1));
+      }
+      sizes.back() = rewriter.getIndexAttr(lanes);
+      auto viewType = memref::SubViewOp::inferRankReducedResultType(
+          {lanes}, outType, offsets, sizes, strides);
+      Value view = memref::SubViewOp::create(rewriter, loc,
+                                             cast<MemRefType>(viewType), out,
+                                             offsets, sizes, strides);
+      Value acc = vector::TransferReadOp::create(
+          rewriter, loc, accType, view, ValueRange{zero},
+          /*padding=*/std::nullopt, ArrayRef<bool>{true});
+      Value sum = LLVM::CallIntrinsicOp::create(
+                      rewriter, loc, accType, rewriter.getStringAttr(intrinsic),
+                      ValueRange{acc, row, column})
+                      ->getResult(0);
+      vector::TransferWriteOp::create(rewriter, loc, sum, view,
+                                      ValueRange{zero}, ArrayRef<bool>{true});
+    }
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// Whether tile `op` is a full dot-product tile: every loop at its
+/// register-tile size, the reduction at one group.
+bool isFullDotTile(linalg::GenericOp op, const RegisterTile &tile,
+                   const DotTile &dot) {
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  for (auto [d, extent] : llvm::enumerate(ranges)) {
+    int64_t want = d == dot.k ? dot.group : tile.sizes[d];
+    if (extent != want)
+      return false;
+  }
+  return true;
+}
+
+/// Tiles the reduction `k` of tile `op` by 1 (a partial dot-product tile,
+/// or the last partial group): the tile inside is an ordinary one.
+FailureOr<linalg::GenericOp> stepReduction(RewriterBase &rewriter,
+                                           linalg::GenericOp op, unsigned k) {
+  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
+  sizes[k] = rewriter.getIndexAttr(1);
+  scf::SCFTilingOptions options;
+  options.setTileSizes(sizes);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return failure();
+  rewriter.eraseOp(op);
+  return cast<linalg::GenericOp>(tiled->tiledOps.front());
+}
+
 /// Vectorizes every marked tile with the tile as its vector shape (masked
-/// where a tile may be partial). A tile the vectorizer rejects stays a
-/// scalar loop nest: slower, never wrong.
+/// where a tile may be partial); a full tile of `dot` with dot-product
+/// instructions, the others one reduction step at a time. A tile the
+/// vectorizer rejects stays a scalar loop nest: slower, never wrong.
 void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
-                    const RegisterTile &tile) {
+                    const RegisterTile &tile, unsigned vectorBits,
+                    std::optional<DotTile> dot = std::nullopt) {
   SmallVector<linalg::GenericOp> tiles;
   func.walk([&](linalg::GenericOp t) {
     if (t->hasAttr(kTileMarker))
@@ -713,6 +973,16 @@ void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
   });
   for (linalg::GenericOp t : tiles) {
     t->removeAttr(kTileMarker);
+    if (dot) {
+      if (isFullDotTile(t, tile, *dot) &&
+          succeeded(emitDotTile(rewriter, t, tile, *dot, vectorBits)))
+        continue;
+      FailureOr<linalg::GenericOp> stepped =
+          stepReduction(rewriter, t, dot->k);
+      if (failed(stepped))
+        continue;
+      t = *stepped;
+    }
     if (failed(specializeTile(rewriter, t, tile)))
       continue;
     auto collapsed = collapseTile(rewriter, t, tile);
@@ -877,6 +1147,12 @@ struct TileAndVectorizePass
         // Rows of a run-time count (a Gemm's batch): the rows left over by
         // the full register tiles run one at a time, unmasked, rather than
         // as one tile masked along its rows (batch 1 would be all masks).
+        // The reduction by groups where dot-product instructions add a
+        // group at a time.
+        std::optional<DotTile> dot =
+            dotTile(op, *tile, vectorBits, int8Dot, bf16Dot);
+        if (dot)
+          tile->sizes[dot->k] = dot->group;
         std::optional<linalg::LinalgOp> leftover;
         if (tile->m && !staticLoopExtent(op, *tile->m))
           leftover = splitLeftoverRows(rewriter, op, *tile->m,
@@ -884,7 +1160,7 @@ struct TileAndVectorizePass
         if (failed(tileAndPeel(rewriter, op, tile->sizes)) ||
             failed(cleanUp(func)))
           return signalPassFailure();
-        vectorizeTiles(rewriter, func, *tile);
+        vectorizeTiles(rewriter, func, *tile, vectorBits, dot);
         if (leftover) {
           RegisterTile rowTile = *tile;
           rowTile.sizes[*tile->m] = 1;
@@ -893,7 +1169,7 @@ struct TileAndVectorizePass
           if (!rows || failed(tileAndPeel(rewriter, rows, rowTile.sizes)) ||
               failed(cleanUp(func)))
             return signalPassFailure();
-          vectorizeTiles(rewriter, func, rowTile);
+          vectorizeTiles(rewriter, func, rowTile, vectorBits, dot);
         }
         vectorized = true;
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {

@@ -40,12 +40,20 @@ void tessel::buildCpuStagePipeline(OpPassManager &pm, unsigned vectorBits,
   buildStagePipeline(pm);
 }
 
-void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits) {
+void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits,
+                                      llvm::ArrayRef<std::string> features) {
+  // The dot products at this width: AVX512-VNNI and AVX512-BF16, with
+  // AVX512-VL below 512 bits.
+  auto has = [&](llvm::StringRef f) { return llvm::is_contained(features, f); };
+  bool wide = vectorBits == 512 || (vectorBits == 256 && has("avx512vl"));
+  auto flag = [](bool on) { return on ? std::string("true") : "false"; };
   // Spelled as text: the same names a pass author types into tessel-opt.
   std::string pipeline =
       "func.func(tessel-cpu-map-workgroups,"
       " tessel-tile-and-vectorize{vector-bits=" +
       std::to_string(vectorBits) +
+      " int8-dot=" + flag(wide && has("avx512vnni")) +
+      " bf16-dot=" + flag(wide && has("avx512bf16")) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
       " convert-scf-to-cf,"
@@ -167,6 +175,10 @@ void tessel::registerCpuPipelines() {
     Option<unsigned> vectorBits{*this, "vector-bits",
                                 llvm::cl::desc("SIMD register width in bits"),
                                 llvm::cl::init(256)};
+    ListOption<std::string> features{
+        *this, "features",
+        llvm::cl::desc("x86-64 extensions the code may use (avx512vnni, "
+                       "avx512bf16, avx512vl, ...)")};
   };
   PassPipelineRegistration<Options>(
       "tessel-cpu-lowering",
@@ -174,7 +186,10 @@ void tessel::registerCpuPipelines() {
       "for the CPU",
       [](OpPassManager &pm, const Options &options) {
         buildCpuStagePipeline(pm, options.vectorBits);
-        buildCpuLoweringPipeline(pm, options.vectorBits);
+        buildCpuLoweringPipeline(
+            pm, options.vectorBits,
+            std::vector<std::string>(options.features.begin(),
+                                     options.features.end()));
       });
 }
 

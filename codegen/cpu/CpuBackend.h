@@ -30,9 +30,11 @@ void buildCpuStagePipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256,
                            bool gpuTiles = false);
 
 /// Stages -> LLVM dialect: workgroup ids, reductions register-tiled for SIMD
-/// registers of `vectorBits` bits.
+/// registers of `vectorBits` bits, with the dot-product instructions that
+/// `features` (x86-64 extensions, CpuFeatures.h names) provide.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
-                              unsigned vectorBits = 256);
+                              unsigned vectorBits = 256,
+                              llvm::ArrayRef<std::string> features = {});
 
 /// A CPU the CPU target compiles for: `--mcpu` takes a list of them, and
 /// the artifact holds one binary per variant (design.md section 3).

@@ -226,11 +226,16 @@ private:
     // quantized unsigned: u8 = round(x / s), s = HI / 255, zero point 0,
     // which the contraction reads as unsigned (input_unsigned); 0 stays 0,
     // so a Conv's padding needs nothing, and the sums need no correction.
-    // Any other asymmetric range takes an i8 zero point (MatMul, Gemm) or,
-    // for a Conv, whose padding reads 0 where the zero point would be
-    // right, the symmetric range around it.
-    bool unsignedInput = range.asymmetric && range.lo >= 0 && range.hi > 0;
-    if (range.asymmetric && !unsignedInput && isa<ConvOp>(op))
+    // A MatMul or Gemm reads every other range unsigned too, with a zero
+    // point: 128 for a symmetric one (the same levels as i8), the one that
+    // maps LO to 0 for an asymmetric one; u8 x i8 is the operand pair of
+    // the CPU's dot product (vpdpbusd), and the zero point's compensation
+    // is a constant of the epilogue. A Conv, whose padding reads 0 where
+    // the zero point would be right, takes the symmetric i8 range around
+    // any other range.
+    bool fromZero = range.asymmetric && range.lo >= 0 && range.hi > 0;
+    bool unsignedInput = fromZero || !isa<ConvOp>(op);
+    if (range.asymmetric && !fromZero && isa<ConvOp>(op))
       range = Range{-range.magnitude(), range.magnitude(), false};
     double amax = range.magnitude();
     Value input = op->getOperand(0), weight = op->getOperand(1);
@@ -271,17 +276,18 @@ private:
       return ConstantOp::create(b, loc,
                                 DenseElementsAttr::get(t, float(v)));
     };
-    // xq = cast<i8>(round(x / s) + z): s = A / 127 and z = 0 for a
-    // symmetric range; s = (HI - LO) / 255, z = round(-128 - LO / s) for
-    // an asymmetric one (HI > LO); unsigned (u8, saturating at 0 and 255)
-    // with s = HI / 255 and z = 0 for one from LO >= 0.
-    double step = amax / 127.0, zero = 0;
-    if (unsignedInput) {
+    // xq = cast<i8 or u8>(round(x / s) + z), the cast saturating: s = A /
+    // 127 and z = 0 for a symmetric range into i8 (a Conv), z = 128 into
+    // u8 (MatMul, Gemm); u8 with s = HI / 255 and z = 0 for a range from
+    // LO >= 0; u8 with s = (HI - LO) / 255 and z = round(-LO / s) for any
+    // other asymmetric one (HI > LO).
+    double step = amax / 127.0, zero = unsignedInput ? 128 : 0;
+    if (fromZero) {
       step = range.hi / 255.0;
+      zero = 0;
     } else if (range.asymmetric && range.hi > range.lo) {
       step = (range.hi - range.lo) / 255.0;
-      zero = std::clamp(std::nearbyint(-128.0 - range.lo / step), -128.0,
-                        127.0);
+      zero = std::clamp(std::nearbyint(-range.lo / step), 0.0, 255.0);
     }
     auto inType = cast<RankedTensorType>(input.getType());
     Value scaled = MulOp::create(b, loc, inType, input, scalarF32(1.0 / step));

@@ -36,6 +36,10 @@ suite sweep "$PY" "$HERE/sweep_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/s
 # Trained digits classifiers at --precision fp32/bf16/fp16: top-1 on a
 # held-out test set within 0.5 points of fp32.
 suite precision "$PY" "$HERE/precision_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/precision"
+# The int8 and bf16 dot-product kernels (vpdpbusd, vdpbf16ps) of the AVX-512
+# variant against x86-64-v3 and numpy, on a seeded sweep of MatMul/Gemm
+# shapes; every variant the host supports runs.
+suite dot-products "$PY" "$HERE/dot_product_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/dot-products"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests" -j "$JOBS" --conformance-md "$WORK/conformance.md"
 # The GPU targets' tiling (block tiles, fusion, row reductions split over

@@ -1,6 +1,7 @@
 // --tessel-quantize (format int8): a contraction with a constant weight and a
 // calibrated input range A computes on int8 with i32 sums: the input is
-// quantized symmetrically (x * 127 / A, rounded, saturated by the cast),
+// quantized symmetrically (x * 127 / A, rounded, saturated by the cast;
+// a MatMul or Gemm reads it as u8 with zero point 128, a Conv as i8),
 // the weight per output channel at compile time (max |w| / 127), and the
 // sums dequantized by one constant per channel (A / 127 * s_w * alpha)
 // before the bias. The first and last contractions stay f32 unless
@@ -15,20 +16,20 @@
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=-0.55:2.0 lower=g" --canonicalize | FileCheck %s --check-prefix=ASYM
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=0:2.55,m=0:1.27,c=0:12.75 lower=g,m,c" --canonicalize | FileCheck %s --check-prefix=U8
 
-// Asymmetric [-0.55, 2.0]: s = 0.01, z = round(-128 + 0.55 / s) = -73;
+// Asymmetric [-0.55, 2.0]: s = 0.01, u8 with z = round(0.55 / s) = 55;
 // the sums carry z * sum_k Wq[k, c] (column sums 159 and 95), taken out
-// by offset[c] = 73 * colsum[c] * scale[c], scale = 0.01 * s_w * alpha:
-// [0.01 / 127 * 2, 0.01 * 2 / 127 * 2] and the offsets 73 * [159, 95] * scale.
+// by offset[c] = -55 * colsum[c] * scale[c], scale = 0.01 * s_w * alpha:
+// [0.01 / 127 * 2, 0.01 * 2 / 127 * 2] and the offsets -55 * [159, 95] * scale.
 // ASYM-LABEL: func.func @gemm
 // ASYM-DAG:     %[[INV:.+]] = tessel.constant dense<1.000000e+02> : tensor<f32>
-// ASYM-DAG:     %[[Z:.+]] = tessel.constant dense<-7.300000e+01> : tensor<f32>
+// ASYM-DAG:     %[[Z:.+]] = tessel.constant dense<5.500000e+01> : tensor<f32>
 // ASYM-DAG:     %[[SCALE:.+]] = tessel.constant dense<[1.57480{{[0-9]+}}E-4, 3.14960{{[0-9]+}}E-4]> : tensor<2xf32>
-// ASYM-DAG:     %[[OFF:.+]] = tessel.constant dense<[1.8278{{[0-9]+}}, 2.1842{{[0-9]+}}]> : tensor<2xf32>
+// ASYM-DAG:     %[[OFF:.+]] = tessel.constant dense<[-1.3771{{[0-9]+}}, -1.6456{{[0-9]+}}]> : tensor<2xf32>
 // ASYM:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
 // ASYM:         %[[R:.+]] = tessel.round %[[S]]
 // ASYM:         %[[Q0:.+]] = tessel.add %[[R]], %[[Z]]
-// ASYM:         %[[Q:.+]] = tessel.cast %[[Q0]] : (tensor<?x2xf32>) -> tensor<?x2xi8>
-// ASYM:         %[[ACC:.+]] = tessel.matmul %[[Q]], %{{.+}} {acc_type = i32}
+// ASYM:         %[[Q:.+]] = tessel.cast %[[Q0]] {result_unsigned} : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// ASYM:         %[[ACC:.+]] = tessel.matmul %[[Q]], %{{.+}} {acc_type = i32, input_unsigned}
 // ASYM:         %[[F:.+]] = tessel.cast %[[ACC]]
 // ASYM:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
 // ASYM:         %[[Y2:.+]] = tessel.add %[[Y]], %[[OFF]]
@@ -49,18 +50,24 @@
 // Gemm: B = [[1, -0.5], [0.25, 2]] has column maxima 1 and 2: scales
 // 1/127 and 2/127, so column 0 is [127, 32] (0.25 * 127 = 31.75) and
 // column 1 is [-32, 127]; alpha 2 goes into the output scale:
-// 2.54 / 127 * [1/127, 2/127] * 2 = [3.1496e-4, 6.2992e-4].
+// 2.54 / 127 * [1/127, 2/127] * 2 = [3.1496e-4, 6.2992e-4]. The input is
+// u8 with zero point 128 (the levels of i8; u8 x i8 is the operand pair of
+// vpdpbusd), taken out of the sums by -128 * [159, 95] * scale.
 // CHECK-LABEL: func.func @gemm
 // CHECK-DAG:     %[[WQ:.+]] = tessel.constant dense<{{\[\[}}127, -32], [32, 127]]> : tensor<2x2xi8>
 // CHECK-DAG:     %[[INV:.+]] = tessel.constant dense<5.000000e+01> : tensor<f32>
+// CHECK-DAG:     %[[Z:.+]] = tessel.constant dense<1.280000e+02> : tensor<f32>
 // CHECK-DAG:     %[[SCALE:.+]] = tessel.constant dense<[3.1496063{{[0-9]}}E-4, 6.2992126{{[0-9]}}E-4]> : tensor<2xf32>
+// CHECK-DAG:     %[[OFF:.+]] = tessel.constant dense<[-6.41007{{[0-9]+}}, -7.65984{{[0-9]+}}]> : tensor<2xf32>
 // CHECK:         %[[S:.+]] = tessel.mul %arg0, %[[INV]]
 // CHECK:         %[[R:.+]] = tessel.round %[[S]] : tensor<?x2xf32>
-// CHECK:         %[[Q:.+]] = tessel.cast %[[R]] : (tensor<?x2xf32>) -> tensor<?x2xi8>
-// CHECK:         %[[ACC:.+]] = tessel.matmul %[[Q]], %[[WQ]] {acc_type = i32} : (tensor<?x2xi8>, tensor<2x2xi8>) -> tensor<?x2xi32>
+// CHECK:         %[[Q0:.+]] = tessel.add %[[R]], %[[Z]]
+// CHECK:         %[[Q:.+]] = tessel.cast %[[Q0]] {result_unsigned} : (tensor<?x2xf32>) -> tensor<?x2xi8>
+// CHECK:         %[[ACC:.+]] = tessel.matmul %[[Q]], %[[WQ]] {acc_type = i32, input_unsigned} : (tensor<?x2xi8>, tensor<2x2xi8>) -> tensor<?x2xi32>
 // CHECK:         %[[F:.+]] = tessel.cast %[[ACC]] : (tensor<?x2xi32>) -> tensor<?x2xf32>
 // CHECK:         %[[Y:.+]] = tessel.mul %[[F]], %[[SCALE]]
-// CHECK:         tessel.add %[[Y]], %arg1
+// CHECK:         %[[Y2:.+]] = tessel.add %[[Y]], %[[OFF]]
+// CHECK:         tessel.add %[[Y2]], %arg1
 // An asymmetric range from 0 (a ReLU's output) is quantized unsigned: u8
 // with s = HI / 255 and zero point 0 (the cast saturates at 0 and 255),
 // read unsigned by the contraction, with no offset to correct; a Conv's
@@ -90,7 +97,7 @@ func.func @gemm(%x: tensor<?x2xf32>, %c: tensor<2xf32>) -> tensor<?x2xf32> {
 // Three MatMuls: without `lower`, only the middle one is quantized; one
 // whose weight is computed at run time stays f32 either way.
 // CHECK-LABEL: func.func @chain
-// CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32} : (tensor<4x3xi8>, tensor<3x3xi8>) -> tensor<4x3xi32>
+// CHECK:         tessel.matmul %{{.+}}, %{{.+}} {acc_type = i32, input_unsigned} : (tensor<4x3xi8>, tensor<3x3xi8>) -> tensor<4x3xi32>
 // CHECK:         tessel.matmul %{{.+}}, %arg1 : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
 // CHECK:         tessel.conv %{{.+}}, %{{.+}} {acc_type = i32, {{.*}}} : (tensor<1x1x2x2xi8>, tensor<2x1x1x1xi8>) -> tensor<1x2x2x2xi32>
 // U8-LABEL: func.func @chain

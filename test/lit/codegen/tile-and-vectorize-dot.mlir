@@ -1,0 +1,81 @@
+// --tessel-tile-and-vectorize with the x86 dot products (int8-dot: vpdpbusd,
+// bf16-dot: vdpbf16ps): a MatMul-like register tile whose sums are
+// u8 x i8 -> i32 or bf16 x bf16 -> f32 steps its reduction by groups (4
+// bytes, 2 bf16). Per row, the group of the row operand (4 contiguous
+// bytes) is broadcast as one i32 lane; the group's rows of the vector
+// operand are interleaved (vector.interleave) so that each 32-bit lane holds
+// one column's group; one intrinsic call per row and vector, each output
+// vector an accumulator of its own across the reduction. A last partial
+// group (K = 10: 8 + 2) and partial tiles run one step at a time as
+// ordinary tiles (no intrinsic). Other bodies (i8 x i8, f32) and a target
+// without the instruction keep ordinary tiles.
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512 int8-dot=true bf16-dot=true" --canonicalize --cse --mlir-print-local-scope | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=256 int8-dot=true bf16-dot=true" --canonicalize --cse | FileCheck %s --check-prefix=V256
+// RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512" --canonicalize --cse | FileCheck %s --check-prefix=NONE
+
+// CHECK-LABEL: func.func @u8_i8(
+// CHECK:         scf.for %[[K:.+]] = %c0 to %c8 step %c4 iter_args(
+// CHECK-COUNT-3:   vector.interleave
+// CHECK:           vector.broadcast %{{.+}} : vector<1xi32> to vector<16xi32>
+// CHECK-COUNT-16:  llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK:           scf.yield
+// The last two k, one at a time, widened multiply-adds:
+// CHECK:         arith.extui %{{.+}} : vector<8x32xi8> to vector<8x32xi32>
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         return
+// V256-LABEL: func.func @u8_i8(
+// V256-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"
+// NONE-LABEL: func.func @u8_i8(
+// NONE-NOT:     llvm.call_intrinsic
+func.func @u8_i8(%a: memref<8x10xi8>, %b: memref<10x32xi8>, %c: memref<8x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x10xi8>, memref<10x32xi8>) outs(%c : memref<8x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xe = arith.extui %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bf16(
+// CHECK:         scf.for %{{.+}} = %c0 to %c16 step %c2 iter_args(
+// CHECK:           vector.interleave %{{.+}}, %{{.+}} : vector<32xi16> -> vector<64xi16>
+// CHECK-COUNT-16:  llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+// NONE-LABEL: func.func @bf16(
+// NONE-NOT:     llvm.call_intrinsic
+func.func @bf16(%a: memref<8x16xbf16>, %b: memref<16x32xbf16>, %c: memref<8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x32xbf16>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye fastmath<contract> : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Signed i8 x i8 has no vpdpbusd form (its first operand is unsigned).
+// CHECK-LABEL: func.func @i8_i8(
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         return
+func.func @i8_i8(%a: memref<8x8xi8>, %b: memref<8x32xi8>, %c: memref<8x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x8xi8>, memref<8x32xi8>) outs(%c : memref<8x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xe = arith.extsi %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
