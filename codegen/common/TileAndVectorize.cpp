@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -705,11 +706,18 @@ collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
 /// A register tile that an x86 dot-product instruction computes: each
 /// instruction adds `group` consecutive products of the reduction `k` to
 /// every lane (`vpdpbusd`: 4 u8 x i8 products into an i32; `vdpbf16ps`: 2
-/// bf16 products into an f32).
+/// bf16 products into an f32). The *row operand* (an input indexed by the
+/// tile's rows `m`, not by its vectors `n`: MatMul's A, a 1x1 Conv's
+/// weights) holds a group contiguously in its dim `rowDim`; the *vector
+/// operand* (indexed by `n` in its last dim: MatMul's B, a Conv's input
+/// pixels) holds the group's rows elsewhere.
 struct DotTile {
   enum Kind { Int8, BF16 } kind;
   unsigned m, k;
   int64_t group;
+  unsigned rowInput, vectorInput; ///< input numbers
+  unsigned rowDim;                ///< the row operand's dim of `k`
+  bool rowUnsigned;               ///< int8: which operand is the u8 one
 };
 
 /// The operand `v` of a contraction body extended by an op of type `Ext`
@@ -721,15 +729,17 @@ bool isExtensionOf(Value v, BlockArgument arg, Type from, Type to) {
          ext.getType() == to;
 }
 
-/// Whether the body of `op` is `acc + ext(lhs) * ext(rhs)` of `kind`:
-/// zero-extended u8 times sign-extended i8 summed in i32, or bf16 times
-/// bf16 summed in f32, and nothing else.
-bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind) {
+/// Whether the body of `op` is `acc + ext(in0) * ext(in1)` of `kind`: a
+/// zero-extended u8 times a sign-extended i8 summed in i32 (`unsignedInput`
+/// says which input is the u8 one), or bf16 times bf16 summed in f32, and
+/// nothing else.
+bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind,
+               unsigned &unsignedInput) {
   Block *body = op.getBlock();
   if (body->getOperations().size() != 5)
     return false;
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  BlockArgument lhs = body->getArgument(0), rhs = body->getArgument(1),
+  BlockArgument in0 = body->getArgument(0), in1 = body->getArgument(1),
                 acc = body->getArgument(2);
   MLIRContext *ctx = op.getContext();
   Operation *sum = yield.getValues().front().getDefiningOp();
@@ -744,27 +754,53 @@ bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind) {
   Value x = mul->getOperand(0), y = mul->getOperand(1);
   if (kind == DotTile::Int8) {
     Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
-    auto operands = [&](Value u, Value s) {
-      return isExtensionOf<arith::ExtUIOp>(u, lhs, i8, i32) &&
-             isExtensionOf<arith::ExtSIOp>(s, rhs, i8, i32);
+    // `u` extends `a` unsigned and `s` extends `b` signed.
+    auto pair = [&](Value u, BlockArgument a, Value s, BlockArgument b) {
+      return isExtensionOf<arith::ExtUIOp>(u, a, i8, i32) &&
+             isExtensionOf<arith::ExtSIOp>(s, b, i8, i32);
     };
-    return isa<arith::AddIOp>(sum) && isa<arith::MulIOp>(mul) &&
-           acc.getType() == i32 && (operands(x, y) || operands(y, x));
+    if (!isa<arith::AddIOp>(sum) || !isa<arith::MulIOp>(mul) ||
+        acc.getType() != i32)
+      return false;
+    if (pair(x, in0, y, in1) || pair(y, in0, x, in1)) {
+      unsignedInput = 0;
+      return true;
+    }
+    if (pair(x, in1, y, in0) || pair(y, in1, x, in0)) {
+      unsignedInput = 1;
+      return true;
+    }
+    return false;
   }
   Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
   auto operands = [&](Value a, Value b) {
-    return isExtensionOf<arith::ExtFOp>(a, lhs, bf16, f32) &&
-           isExtensionOf<arith::ExtFOp>(b, rhs, bf16, f32);
+    return isExtensionOf<arith::ExtFOp>(a, in0, bf16, f32) &&
+           isExtensionOf<arith::ExtFOp>(b, in1, bf16, f32);
   };
+  unsignedInput = 0;
   return isa<arith::AddFOp>(sum) && isa<arith::MulFOp>(mul) &&
          acc.getType() == f32 && (operands(x, y) || operands(y, x));
 }
 
+/// The static strides of memref `v`, if it has them.
+std::optional<SmallVector<int64_t>> staticStrides(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return strides;
+}
+
 /// The dot-product form of register tile `tile` of `op`, when the target
-/// has the instruction (`int8Dot`, `bf16Dot`) and `op` is a MatMul-like
-/// `out[.., m, n] += ext(lhs[.., m, k]) * ext(rhs[.., k, n])` with its one
-/// reduction `k` in the lhs's last dim (a group is then contiguous: one
-/// broadcast per row) and the rhs's second-to-last.
+/// has the instruction (`int8Dot`, `bf16Dot`) and `op` is a contraction
+/// `out[.., m, .., n] += ext(row[...]) * ext(vec[..., n])` whose one
+/// reduction `k` of more than one step indexes one dim of the row operand
+/// alone and contiguously (a group is then one broadcast per row) and a dim
+/// of the vector operand other than its last (MatMul with A as the rows; a
+/// 1x1 Conv with weights [F, C] as the rows and the input's pixels as the
+/// vectors). Every index must be linear in the loops.
 std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
                                unsigned vectorBits, bool int8Dot,
                                bool bf16Dot) {
@@ -772,59 +808,100 @@ std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
       op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !isa<linalg::GenericOp>(op.getOperation()))
     return std::nullopt;
+  unsigned m = *tile.m, n = tile.n, numLoops = op.getNumLoops();
+  // One reduction of more than one step (a 1x1 Conv's kh and kw have one).
   std::optional<unsigned> k;
   for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
-    if (kind != utils::IteratorType::reduction)
+    if (kind != utils::IteratorType::reduction ||
+        staticLoopExtent(op, d) == std::optional<int64_t>(1))
       continue;
     if (k)
       return std::nullopt;
     k = d;
   }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (!k || !llvm::all_of(maps, [](AffineMap map) {
-        return map.isProjectedPermutation() && map.getNumResults() >= 2;
-      }))
+  if (!k)
     return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
-  unsigned m = *tile.m, n = tile.n;
-  if (lhs.getResults().back() != dim(*k) || !lhs.isFunctionOfDim(m) ||
-      lhs.isFunctionOfDim(n) || rhs.getResults().back() != dim(n) ||
-      rhs.getResults()[rhs.getNumResults() - 2] != dim(*k) ||
-      rhs.isFunctionOfDim(m) || out.getResults().back() != dim(n))
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getResults().back() != getAffineDimExpr(n, op.getContext()) ||
+      !out.isFunctionOfDim(m) || !out.isProjectedPermutation())
     return std::nullopt;
-  if (int8Dot && isDotBody(op, DotTile::Int8))
-    return DotTile{DotTile::Int8, m, *k, 4};
-  if (bf16Dot && isDotBody(op, DotTile::BF16))
-    return DotTile{DotTile::BF16, m, *k, 2};
+  std::optional<unsigned> rowInput, vectorInput, rowDim;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    SmallVector<SmallVector<int64_t>> forms;
+    for (AffineExpr e : map.getResults()) {
+      std::optional<SmallVector<int64_t>> form = linearForm(e, numLoops);
+      if (!form)
+        return std::nullopt;
+      forms.push_back(*form);
+    }
+    std::optional<SmallVector<int64_t>> strides = staticStrides(input->get());
+    if (!strides || forms.empty())
+      return std::nullopt;
+    auto uses = [&](unsigned d) {
+      return llvm::any_of(forms, [&](ArrayRef<int64_t> f) { return f[d]; });
+    };
+    unsigned number = input->getOperandNumber();
+    if (uses(m) && !uses(n)) {
+      if (rowInput)
+        return std::nullopt;
+      // k in one dim alone, contiguous, step 1.
+      for (auto [r, f] : llvm::enumerate(forms)) {
+        if (!f[*k])
+          continue;
+        if (rowDim || f[*k] != 1 || (*strides)[r] != 1 ||
+            llvm::count_if(f, [](int64_t c) { return c != 0; }) != 1)
+          return std::nullopt;
+        rowDim = r;
+      }
+      rowInput = number;
+    } else if (uses(n) && !uses(m) && !vectorInput) {
+      // n in the last dim alone, step 1 and contiguous; k elsewhere.
+      ArrayRef<int64_t> last = forms.back();
+      if (last[n] != 1 || last[*k] != 0 || strides->back() != 1 ||
+          llvm::any_of(ArrayRef(forms).drop_back(),
+                       [&](ArrayRef<int64_t> f) { return f[n] != 0; }) ||
+          !uses(*k))
+        return std::nullopt;
+      vectorInput = number;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!rowInput || !vectorInput || !rowDim ||
+      !staticStrides(op.getDpsInitOperand(0)->get()))
+    return std::nullopt;
+  unsigned unsignedInput = 0;
+  if (int8Dot && isDotBody(op, DotTile::Int8, unsignedInput))
+    return DotTile{DotTile::Int8, m,           *k,      4,
+                   *rowInput,     *vectorInput, *rowDim, unsignedInput == *rowInput};
+  if (bf16Dot && isDotBody(op, DotTile::BF16, unsignedInput))
+    return DotTile{DotTile::BF16, m,           *k,      2,
+                   *rowInput,     *vectorInput, *rowDim, false};
   return std::nullopt;
 }
 
-/// Whether the last dim of memref `v` is contiguous.
-bool unitInnerStride(Value v) {
-  auto type = cast<MemRefType>(v.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !strides.empty() && strides.back() == 1;
-}
-
-/// Computes full tile `op` (every loop at its register-tile size, the
-/// reduction at one group) with dot-product instructions: per row, the
+/// Computes tile `op` of `rows` rows and `extent` columns (at most the
+/// register tile's; the reduction one group, every other loop 1) with
+/// dot-product instructions: per row, the
 /// group of the row operand broadcast as one 32-bit lane; per vector of
 /// outputs, the group's rows of the vector operand interleaved so that
 /// each 32-bit lane holds one column's group; one instruction per row and
 /// vector. Each output vector is read and written through its own view, so
 /// hoistAccumulators keeps it in a register across the reduction.
-/// Fails, creating nothing, when an operand's last dim is not contiguous.
+/// Fails, creating nothing, when an operand's strides are not static (the
+/// checks of dotTile, on the tile's views).
 LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
                           const RegisterTile &tile, const DotTile &dot,
-                          unsigned vectorBits) {
-  Value lhs = op.getDpsInputOperand(0)->get();
-  Value rhs = op.getDpsInputOperand(1)->get();
+                          unsigned vectorBits, int64_t rows, int64_t extent) {
+  Value rowOperand = op.getDpsInputOperand(dot.rowInput)->get();
+  Value vectorOperand = op.getDpsInputOperand(dot.vectorInput)->get();
   Value out = op.getDpsInitOperand(0)->get();
-  if (!unitInnerStride(lhs) || !unitInnerStride(rhs) || !unitInnerStride(out))
+  std::optional<SmallVector<int64_t>> rowStrides = staticStrides(rowOperand);
+  std::optional<SmallVector<int64_t>> vectorStrides =
+      staticStrides(vectorOperand);
+  if (!rowStrides || (*rowStrides)[dot.rowDim] != 1 || !vectorStrides ||
+      vectorStrides->back() != 1 || !staticStrides(out))
     return failure();
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
@@ -835,19 +912,41 @@ LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
   Type element = int8 ? i8 : Type(BFloat16Type::get(ctx));
   Type accElement = int8 ? i32 : Type(rewriter.getF32Type());
   int64_t lanes = vectorBits / 32, width = tile.sizes[tile.n];
-  int64_t rows = tile.m ? tile.sizes[*tile.m] : 1, group = dot.group;
-  // Indices of `map` with loop m at `row`, n at `col`, k at `kk` and every
-  // other loop at 0 (the tile's views start at its origin).
+  int64_t group = dot.group;
+  unsigned numLoops = op.getNumLoops();
+  // Indices of `map` (linear) with loop m at `row`, n at `col`, k at `kk`
+  // and every other loop at 0 (the tile's views start at its origin).
   auto at = [&](AffineMap map, int64_t row, int64_t col, int64_t kk) {
-    SmallVector<Value> indices;
+    SmallVector<OpFoldResult> indices;
     for (AffineExpr e : map.getResults()) {
-      unsigned d = cast<AffineDimExpr>(e).getPosition();
-      int64_t v = d == dot.m ? row : d == tile.n ? col : d == dot.k ? kk : 0;
-      indices.push_back(arith::ConstantIndexOp::create(rewriter, loc, v));
+      SmallVector<int64_t> form = *linearForm(e, numLoops);
+      int64_t v = form[dot.m] * row + form[tile.n] * col + form[dot.k] * kk;
+      indices.push_back(rewriter.getIndexAttr(v));
     }
     return indices;
   };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto values = [&](ArrayRef<OpFoldResult> indices) {
+    SmallVector<Value> v;
+    for (OpFoldResult index : indices)
+      v.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, index));
+    return v;
+  };
+  // The 1-d view of `memref` at `offsets` along `dim`, `size` elements.
+  auto line = [&](Value memref, ArrayRef<OpFoldResult> offsets, unsigned dim,
+                  int64_t size) {
+    SmallVector<OpFoldResult> sizes(offsets.size(), rewriter.getIndexAttr(1)),
+        strides(offsets.size(), rewriter.getIndexAttr(1));
+    sizes[dim] = rewriter.getIndexAttr(size);
+    auto type = memref::SubViewOp::inferRankReducedResultType(
+        {size}, cast<MemRefType>(memref.getType()), offsets, sizes, strides);
+    return memref::SubViewOp::create(rewriter, loc, cast<MemRefType>(type),
+                                     memref, offsets, sizes, strides)
+        .getResult();
+  };
+  AffineMap rowMap = op.getMatchingIndexingMap(op.getDpsInputOperand(dot.rowInput));
+  AffineMap vectorMap =
+      op.getMatchingIndexingMap(op.getDpsInputOperand(dot.vectorInput));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   auto vec = [](int64_t size, Type t) { return VectorType::get({size}, t); };
   // Element i of the result is element i / 2 of `a` when i is even, of
   // `b` when odd.
@@ -860,11 +959,24 @@ LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
   // The vector operand: the group's rows of `width` elements, interleaved
   // into 32-bit lanes of one column each (bytes 0-3 of lane c are rows 0-3
   // of column c), then split into vectors.
+  // A partial tile (`extent` < `width` columns) reads its columns masked
+  // (the others 0) and its output vectors bounded.
   SmallVector<Value> groupRows;
-  for (int64_t kk = 0; kk < group; ++kk)
-    groupRows.push_back(vector::LoadOp::create(rewriter, loc,
-                                               vec(width, element), rhs,
-                                               at(maps[1], 0, 0, kk)));
+  Value padding = arith::ConstantOp::create(rewriter, loc, element,
+                                            rewriter.getZeroAttr(element));
+  for (int64_t kk = 0; kk < group; ++kk) {
+    SmallVector<Value> indices = values(at(vectorMap, 0, 0, kk));
+    groupRows.push_back(
+        extent == width
+            ? vector::LoadOp::create(rewriter, loc, vec(width, element),
+                                     vectorOperand, indices)
+                  .getResult()
+            : vector::TransferReadOp::create(rewriter, loc,
+                                             vec(width, element),
+                                             vectorOperand, indices, padding,
+                                             ArrayRef<bool>{false})
+                  .getResult());
+  }
   Value packed;
   if (int8) {
     Value low = interleave(groupRows[0], groupRows[1]);
@@ -891,55 +1003,57 @@ LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
       std::to_string(vectorBits);
   VectorType accType = vec(lanes, accElement);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  auto outType = cast<MemRefType>(out.getType());
   for (int64_t r = 0; r < rows; ++r) {
-    Value group32 = bitcast(
-        vector::LoadOp::create(rewriter, loc, vec(group, element), lhs,
-                               at(maps[0], r, 0, 0)),
-        vec(1, i32));
+    Value groupView = line(rowOperand, at(rowMap, r, 0, 0), dot.rowDim, group);
+    Value group32 = bitcast(vector::LoadOp::create(rewriter, loc,
+                                                   vec(group, element),
+                                                   groupView, ValueRange{zero}),
+                            vec(1, i32));
     Value row = bitcast(
         vector::BroadcastOp::create(rewriter, loc, vec(lanes, i32), group32),
         operandType);
     for (auto [j, column] : llvm::enumerate(columns)) {
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      for (Value index : at(maps[2], r, int64_t(j) * lanes, 0)) {
-        offsets.push_back(getAsOpFoldResult(index));
-        sizes.push_back(rewriter.getIndexAttr(1));
-        strides.push_back(rewriter.getIndexAttr(1));
-      }
-      sizes.back() = rewriter.getIndexAttr(lanes);
-      auto viewType = memref::SubViewOp::inferRankReducedResultType(
-          {lanes}, outType, offsets, sizes, strides);
-      Value view = memref::SubViewOp::create(rewriter, loc,
-                                             cast<MemRefType>(viewType), out,
-                                             offsets, sizes, strides);
+      int64_t first = int64_t(j) * lanes;
+      if (first >= extent)
+        break;
+      int64_t size = std::min(lanes, extent - first);
+      Value view = line(out, at(outMap, r, first, 0),
+                        outMap.getNumResults() - 1, size);
       Value acc = vector::TransferReadOp::create(
           rewriter, loc, accType, view, ValueRange{zero},
-          /*padding=*/std::nullopt, ArrayRef<bool>{true});
+          /*padding=*/std::nullopt, ArrayRef<bool>{size == lanes});
+      // vpdpbusd's first multiplicand is the unsigned one.
+      Value a = dot.rowUnsigned || !int8 ? row : column;
+      Value b = a == row ? column : row;
       Value sum = LLVM::CallIntrinsicOp::create(
                       rewriter, loc, accType, rewriter.getStringAttr(intrinsic),
-                      ValueRange{acc, row, column})
+                      ValueRange{acc, a, b})
                       ->getResult(0);
       vector::TransferWriteOp::create(rewriter, loc, sum, view,
-                                      ValueRange{zero}, ArrayRef<bool>{true});
+                                      ValueRange{zero},
+                                      ArrayRef<bool>{size == lanes});
     }
   }
   rewriter.eraseOp(op);
   return success();
 }
 
-/// Whether tile `op` is a full dot-product tile: every loop at its
-/// register-tile size, the reduction at one group.
-bool isFullDotTile(linalg::GenericOp op, const RegisterTile &tile,
-                   const DotTile &dot) {
+/// The rows and columns of dot-product tile `op` when its reduction is one
+/// whole group, every loop but the rows and columns has extent 1, and those
+/// two have static extents (a peeled partial tile of a static extent has).
+std::optional<std::pair<int64_t, int64_t>>
+dotTileShape(linalg::GenericOp op, const RegisterTile &tile,
+             const DotTile &dot) {
   SmallVector<int64_t> ranges =
       cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
   for (auto [d, extent] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(extent))
+      return std::nullopt;
     int64_t want = d == dot.k ? dot.group : tile.sizes[d];
-    if (extent != want)
-      return false;
+    if (d == dot.m || d == tile.n ? extent > want : extent != want)
+      return std::nullopt;
   }
-  return true;
+  return std::make_pair(ranges[dot.m], ranges[tile.n]);
 }
 
 /// Tiles the reduction `k` of tile `op` by 1 (a partial dot-product tile,
@@ -960,8 +1074,9 @@ FailureOr<linalg::GenericOp> stepReduction(RewriterBase &rewriter,
 }
 
 /// Vectorizes every marked tile with the tile as its vector shape (masked
-/// where a tile may be partial); a full tile of `dot` with dot-product
-/// instructions, the others one reduction step at a time. A tile the
+/// where a tile may be partial); a tile of `dot` of whole groups and static
+/// extents with dot-product instructions, the others one reduction step at
+/// a time. A tile the
 /// vectorizer rejects stays a scalar loop nest: slower, never wrong.
 void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
                     const RegisterTile &tile, unsigned vectorBits,
@@ -974,8 +1089,10 @@ void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
   for (linalg::GenericOp t : tiles) {
     t->removeAttr(kTileMarker);
     if (dot) {
-      if (isFullDotTile(t, tile, *dot) &&
-          succeeded(emitDotTile(rewriter, t, tile, *dot, vectorBits)))
+      std::optional<std::pair<int64_t, int64_t>> shape =
+          dotTileShape(t, tile, *dot);
+      if (shape && succeeded(emitDotTile(rewriter, t, tile, *dot, vectorBits,
+                                         shape->first, shape->second)))
         continue;
       FailureOr<linalg::GenericOp> stepped =
           stepReduction(rewriter, t, dot->k);

@@ -103,6 +103,14 @@ struct QuantizePass : tessel::impl::QuantizePassBase<QuantizePass> {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.getBody().empty() && failed(runOnFunction(func)))
         return signalPassFailure();
+    // A node `lower` names must be a contraction: a misspelt name would
+    // otherwise leave the layer in f32 without a word.
+    for (const std::string &n : lowerNodes)
+      if (!contractionNodes.contains(n)) {
+        getOperation().emitError("tessel-quantize: --lower names '")
+            << n << "', which is not a Conv, MatMul or Gemm node of the model";
+        return signalPassFailure();
+      }
     recordLoweredContractions(getOperation(), quantized);
   }
 
@@ -143,6 +151,7 @@ private:
       Operation *op = contractions[i];
       std::string node, opType;
       onnxNodeOf(op->getLoc(), node, opType);
+      contractionNodes.insert(node);
       bool edge = i == 0 || i + 1 == contractions.size();
       if (kept.contains(node) || kept.contains(opType) ||
           (edge && !forced.contains(node)))
@@ -161,6 +170,7 @@ private:
   }
 
   std::vector<std::string> quantized;
+  llvm::StringSet<> contractionNodes; ///< every f32 contraction's node
   const llvm::fltSemantics *fp8 = nullptr; ///< null for int8
   int32_t fp8Onnx = 0;                     ///< its ONNX data type
   double fp8Max = 0;                       ///< its largest finite value
@@ -233,9 +243,13 @@ private:
     // is a constant of the epilogue. A Conv, whose padding reads 0 where
     // the zero point would be right, takes the symmetric i8 range around
     // any other range.
+    // A Conv without padding reads its input like a MatMul.
+    auto conv = dyn_cast<ConvOp>(op);
+    bool padded = conv && llvm::any_of(conv.getPads(),
+                                       [](int64_t p) { return p != 0; });
     bool fromZero = range.asymmetric && range.lo >= 0 && range.hi > 0;
-    bool unsignedInput = fromZero || !isa<ConvOp>(op);
-    if (range.asymmetric && !fromZero && isa<ConvOp>(op))
+    bool unsignedInput = fromZero || !padded;
+    if (range.asymmetric && !fromZero && padded)
       range = Range{-range.magnitude(), range.magnitude(), false};
     double amax = range.magnitude();
     Value input = op->getOperand(0), weight = op->getOperand(1);
@@ -297,6 +311,29 @@ private:
     Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false,
                               /*resultUnsigned=*/unsignedInput);
     QuantizedWeight qw = quantizeWeight(w, channelAxis);
+    // A 1x1 Conv of stride 1 and one group is a MatMul of its weights
+    // [F, C] by the input's pixels: with the weights filters-first, the
+    // input channels of a filter are contiguous, the row operand of the
+    // CPU's dot-product tiles (the pixels are its vectors).
+    bool filtersFirst = false;
+    if (conv && conv.getFiltersLast() && conv.getGroup() == 1 &&
+        llvm::all_of(conv.getStrides(), [](int64_t s) { return s == 1; }) &&
+        llvm::all_of(wType.getShape().drop_front().drop_back(),
+                     [](int64_t k) { return k == 1; })) {
+      int64_t in = wType.getDimSize(0), rows = wType.getShape().back();
+      int64_t filters = conv.getFilterCount();
+      auto values = qw.values.getValues<int8_t>();
+      std::vector<int8_t> transposed(filters * in);
+      for (int64_t c = 0; c < in; ++c)
+        for (int64_t f = 0; f < filters; ++f)
+          transposed[f * in + c] = values[c * rows + f];
+      SmallVector<int64_t> shape = {filters, in};
+      shape.append(wType.getRank() - 2, 1);
+      qw.values = DenseElementsAttr::get(RankedTensorType::get(shape, i8),
+                                         ArrayRef<int8_t>(transposed));
+      channelAxis = 0;
+      filtersFirst = true;
+    }
     Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
     // The integer contraction.
     auto accType = resultType.clone(i32);
@@ -310,6 +347,8 @@ private:
       q->getResult(0).setType(accType);
       q.setAccTypeAttr(TypeAttr::get(i32));
       q.setInputUnsigned(unsignedInput);
+      if (filtersFirst)
+        q.setFiltersLast(false);
       acc = q.getResult();
     } else {
       auto mm = MatMulOp::create(b, loc, accType, xq, wq, TypeAttr::get(i32));
@@ -330,11 +369,18 @@ private:
     for (int64_t c = 0; c < channels; ++c)
       scale[c] = float(step * qw.scales[c] * alpha);
     if (zero != 0) {
-      // The weight is [K, N] here (MatMul, Gemm): channel c is column c.
+      // The channel of each weight element: its index along channelAxis
+      // (filters-last rows past the filters are padding).
+      auto wShape = cast<RankedTensorType>(qw.values.getType()).getShape();
+      int64_t inner = 1;
+      for (size_t d = channelAxis + 1; d < wShape.size(); ++d)
+        inner *= wShape[d];
       std::vector<int64_t> sums(channels, 0);
       auto values = qw.values.getValues<int8_t>();
       for (size_t i = 0; i < size_t(qw.values.getNumElements()); ++i)
-        sums[i % channels] += values[i];
+        if (int64_t c = (int64_t(i) / inner) % wShape[channelAxis];
+            c < channels)
+          sums[c] += values[i];
       for (int64_t c = 0; c < channels; ++c)
         offset[c] = float(-zero * double(sums[c]) * double(scale[c]));
     }

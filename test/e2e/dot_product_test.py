@@ -7,7 +7,8 @@ The x86-64-v4+avx512bf16+avx512vnni variant computes int8 MatMul and Gemm
 tiles with vpdpbusd and bf16 ones with vdpbf16ps (tessel-tile-and-vectorize,
 design.md section 8); x86-64-v3 computes them as widened multiply-adds. A
 seeded sweep of shapes (full and partial register tiles, reductions that are
-not a multiple of the group, one row, batched MatMul, Gemm with a bias) is
+not a multiple of the group, one row, batched MatMul, Gemm with a bias, 1x1
+Convs: their weights are the rows, the pixels the vectors) is
 compiled for both variants at --precision int8 and bf16, and every variant
 the host supports runs:
 
@@ -41,13 +42,19 @@ VARIANTS = cpu_variant.DEFAULT_VARIANTS  # (v4 + bf16 + vnni, v3)
 
 
 def cases(seed=21):
-    """(name, op, batch, M, K, N): fixed edges, then seeded random shapes."""
+    """(name, op, batch, M, K, N): fixed edges, then seeded random shapes.
+    For "Conv1x1" (1x1, stride 1, no padding: a MatMul of its weights by
+    the pixels), M is the image's side, K the input channels, N the
+    filters."""
     fixed = [("full", "MatMul", None, 64, 256, 96),
              ("k-not-group", "MatMul", None, 37, 70, 45),
              ("one-row", "MatMul", None, 1, 64, 64),
              ("k3-n33", "MatMul", None, 9, 3, 33),
              ("batched", "MatMul", 3, 20, 40, 48),
-             ("gemm-bias", "Gemm", None, 19, 96, 80)]
+             ("gemm-bias", "Gemm", None, 19, 96, 80),
+             ("conv-56", "Conv1x1", None, 56, 64, 24),
+             ("conv-7", "Conv1x1", None, 7, 128, 16),
+             ("conv-odd", "Conv1x1", None, 14, 70, 45)]
     rng = np.random.default_rng(seed)
     rand = []
     for i in range(6):
@@ -62,7 +69,14 @@ def make_model(path, op, batch, m, k, n, rng):
     shape_x = ([batch] if batch else []) + ["M", k]
     shape_y = ([batch] if batch else []) + ["M", n]
     inits = [numpy_helper.from_array(w if op == "MatMul" else w.T.copy(), "w")]
-    if op == "MatMul":
+    if op == "Conv1x1":  # weights [N, K, 1, 1], a bias
+        shape_x, shape_y = ["B", k, m, m], ["B", n, m, m]
+        inits = [numpy_helper.from_array(w.T.copy().reshape(n, k, 1, 1), "w")]
+        bias = rng.standard_normal(n).astype(np.float32)
+        inits.append(numpy_helper.from_array(bias, "b"))
+        node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="dot",
+                                kernel_shape=[1, 1])
+    elif op == "MatMul":
         node = helper.make_node("MatMul", ["x", "w"], ["y"], name="dot")
     else:  # PyTorch's Linear: B transposed, with a bias
         bias = rng.standard_normal(n).astype(np.float32)
@@ -77,7 +91,7 @@ def make_model(path, op, batch, m, k, n, rng):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, path)
-    bias = numpy_helper.to_array(inits[1]) if op == "Gemm" else None
+    bias = numpy_helper.to_array(inits[1]) if len(inits) > 1 else None
     return w, bias
 
 
@@ -90,8 +104,11 @@ def bf16(a):
 
 def int8_reference(x, w, bias):
     """The exact value of the quantized product (see the module doc)."""
-    step = np.abs(x).max() / 127.0
-    xq = np.clip(np.rint(x / step) + 128, 0, 255).astype(np.int64) - 128
+    step = float(np.abs(x).max()) / 127.0
+    # x * (1 / s) in f32, as the compiled model computes it (a product near
+    # a tie rounds the other way in float64).
+    scaled = x.astype(np.float32) * np.float32(1.0 / step)
+    xq = np.clip(np.rint(scaled) + 128, 0, 255).astype(np.int64) - 128
     ws = np.abs(w).max(axis=0) / 127.0
     ws[ws == 0] = 1.0
     wq = np.rint(w / ws).astype(np.int64)
@@ -132,10 +149,14 @@ def main():
         os.makedirs(os.path.join(case_dir, "cal"))
         model = os.path.join(case_dir, "model.onnx")
         w, bias = make_model(model, op, batch, m, k, n, rng)
-        x = rng.standard_normal(([batch] if batch else []) + [m, k]).astype(np.float32)
+        conv = op == "Conv1x1"
+        x = rng.standard_normal([2, k, m, m] if conv else
+                                ([batch] if batch else []) + [m, k]).astype(np.float32)
         np.save(os.path.join(case_dir, "x.npy"), x)
         np.save(os.path.join(case_dir, "cal", "x.npy"), x)
-        x2 = x.reshape(-1, k).astype(np.float64)
+        # Rows of K inputs: pixels for a Conv (its output compared as
+        # [pixels, N]).
+        x2 = (x.transpose(0, 2, 3, 1) if conv else x).reshape(-1, k).astype(np.float64)
         for precision in ("int8", "bf16"):
             label = f"{name} {op} {'%dx' % batch if batch else ''}{m}x{k}x{n} {precision}"
             artifact = os.path.join(case_dir, precision + ".tsl")
@@ -149,7 +170,8 @@ def main():
                     out = os.path.join(case_dir, f"{precision}-{variant}")
                     run([run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
                          "-o", out, "--cpu-variant", variant, "--threads", "2"])
-                    outputs[variant] = np.load(os.path.join(out, "y.npy")).reshape(-1, n)
+                    y = np.load(os.path.join(out, "y.npy"))
+                    outputs[variant] = (y.transpose(0, 2, 3, 1) if conv else y).reshape(-1, n)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 print(f"FAIL {label}: {e}")
                 failed += 1

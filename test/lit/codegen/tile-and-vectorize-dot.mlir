@@ -5,10 +5,11 @@
 // bytes) is broadcast as one i32 lane; the group's rows of the vector
 // operand are interleaved (vector.interleave) so that each 32-bit lane holds
 // one column's group; one intrinsic call per row and vector, each output
-// vector an accumulator of its own across the reduction. A last partial
-// group (K = 10: 8 + 2) and partial tiles run one step at a time as
-// ordinary tiles (no intrinsic). Other bodies (i8 x i8, f32) and a target
-// without the instruction keep ordinary tiles.
+// vector an accumulator of its own across the reduction. Partial tiles of
+// static extents read their vectors masked; a last partial group (K = 10:
+// 8 + 2) runs one step at a time as an ordinary tile (no intrinsic). Other
+// bodies (i8 x i8, f32) and a target without the instruction keep ordinary
+// tiles.
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512 int8-dot=true bf16-dot=true" --canonicalize --cse --mlir-print-local-scope | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=256 int8-dot=true bf16-dot=true" --canonicalize --cse | FileCheck %s --check-prefix=V256
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512" --canonicalize --cse | FileCheck %s --check-prefix=NONE
@@ -74,6 +75,33 @@ func.func @i8_i8(%a: memref<8x8xi8>, %b: memref<8x32xi8>, %c: memref<8x32xi32>) 
     %xe = arith.extsi %x : i8 to i32
     %ye = arith.extsi %y : i8 to i32
     %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// A 1x1 Conv with filters-first weights: the weights (input 1, signed) are
+// the rows, the pixels of the u8 input the vectors (vpdpbusd's unsigned
+// operand: the interleaved pixels come first). Its unit kh, kw loops stay
+// at 0. W = 40: a full tile of 32 pixels, then a partial one of 8 whose
+// pixel rows are read masked (transfer_read, padding 0) and which has one
+// output vector, bounded too.
+// CHECK-LABEL: func.func @conv1x1(
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         vector.transfer_read %{{.+}}, %c0_i8 : memref<1x4x1x8xi8, {{.+}}>, vector<32xi8>
+// CHECK-COUNT-8:  llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         return
+func.func @conv1x1(%x: memref<1x8x2x40xi8>, %w: memref<16x8x1x1xi8>, %y: memref<1x16x2x40xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x2x40xi8>, memref<16x8x1x1xi8>) outs(%y : memref<1x16x2x40xi32>) {
+  ^bb0(%a: i8, %b: i8, %acc: i32):
+    %ae = arith.extui %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
     %s = arith.addi %acc, %p : i32
     linalg.yield %s : i32
   }

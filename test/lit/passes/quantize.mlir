@@ -7,10 +7,11 @@
 // before the bias. The first and last contractions stay f32 unless
 // `lower` names them; so do contractions without a range, kept ones, and
 // forms the pass does not handle (a weight computed at run time).
-// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1 lower=g,m,c" --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1,p=1.27 lower=g,m,c,p" --canonicalize | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54 lower=g,mm" 2>&1 | FileCheck %s --check-prefix=BAD-LOWER
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="format=fp8-e4m3 amax=g=2.54 lower=g" | FileCheck %s --check-prefix=FP8
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="format=fp4" 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=-0.55:2.0 lower=g" --canonicalize | FileCheck %s --check-prefix=ASYM
@@ -92,7 +93,7 @@ func.func @gemm(%x: tensor<?x2xf32>, %c: tensor<2xf32>) -> tensor<?x2xf32> {
   return %0 : tensor<?x2xf32>
 }
 
-// -----
+// (One module: `lower` must name contractions of it, or the pass fails.)
 
 // Three MatMuls: without `lower`, only the middle one is quantized; one
 // whose weight is computed at run time stays f32 either way.
@@ -116,5 +117,23 @@ func.func @chain(%x: tensor<4x3xf32>, %v: tensor<3x3xf32>, %i: tensor<1x1x2x2xf3
   return %b, %c : tensor<4x3xf32>, tensor<1x2x2x2xf32>
 }
 
+// A 1x1 Conv of stride 1 (no padding) reads its input as u8 with zero
+// point 128 like a MatMul, and its filters-last weights [C, 1, 1, F] become
+// filters-first [F, C, 1, 1] (a filter's input channels contiguous: the
+// rows of the CPU's dot-product tiles). Filter scales max|w| / 127 = 1, 2,
+// 1; offsets -128 * [159, -63, -63] * 0.01 * s_w.
+// CHECK-LABEL: func.func @conv1x1
+// CHECK-DAG:     %[[OFF:.+]] = tessel.constant dense<{{\[\[\[}}-1.6025{{[0-9]+}}]], {{\[\[}}1.2699{{[0-9]+}}]], {{\[\[}}0.63496{{[0-9]+}}]]]> : tensor<3x1x1xf32>
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[\[\[}}127]], {{\[\[}}32]]], {{\[\[\[}}-127]], {{\[\[}}64]]], {{\[\[\[}}64]], {{\[\[}}-127]]]]> : tensor<3x2x1x1xi8>
+// CHECK:         %[[Q:.+]] = tessel.cast %{{.+}} {result_unsigned} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xi8>
+// CHECK:         %[[ACC:.+]] = tessel.conv %[[Q]], %[[W]] {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, input_unsigned, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x2x2xi32>
+// CHECK:         tessel.add %{{.+}}, %[[OFF]]
+func.func @conv1x1(%i: tensor<1x2x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  %k = tessel.constant dense<[[[[1.0, -2.0, 0.5]]], [[[0.25, 1.0, -1.0]]]]> : tensor<2x1x1x3xf32>
+  %c = tessel.conv %i, %k {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x3xf32>) -> tensor<1x3x2x2xf32> loc("p"("Conv"("m.onnx":0:0)))
+  return %c : tensor<1x3x2x2xf32>
+}
+
 // BAD: tessel-quantize: bad amax entry 'g' (NODE=A with A >= 0, or NODE=LO:HI)
+// BAD-LOWER: tessel-quantize: --lower names 'mm', which is not a Conv, MatMul or Gemm node of the model
 // BAD-FORMAT: tessel-quantize: unknown format 'fp4' (int8, fp8-e4m3, fp8-e5m2)
