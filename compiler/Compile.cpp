@@ -250,6 +250,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createCanonicalizerPass());
   graphPasses.addPass(createFoldBatchNormPass());
   graphPasses.addPass(createFoldWeightTransposesPass());
+  graphPasses.addPass(createSubsamplePointwiseConvsPass());
   graphPasses.addPass(createCanonicalizerPass());
   if (options.observeContractions) {
     ObserveContractionsPassOptions observe;

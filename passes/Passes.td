@@ -29,6 +29,19 @@ def FoldWeightTransposesPass : Pass<"tessel-fold-weight-transposes"> {
   }];
 }
 
+def SubsamplePointwiseConvsPass : Pass<"tessel-subsample-pointwise-convs"> {
+  let summary = "A strided 1x1 Conv reads a strided Slice of its input";
+  let description = [{
+    A `tessel.conv` with 1x1 kernels, a stride above 1 and no padding (a
+    ResNet's downsampling shortcut) reads every s-th pixel: it becomes a
+    `tessel.slice` of its input with steps s and a 1x1 Conv of stride 1.
+    The Conv's pixels are then contiguous, so its register tiles load them
+    as vectors (a strided Conv gathers them) and, quantized, it is a MatMul
+    of its weights by the pixels (the CPU's dot-product tiles); the slice
+    copies 1/s^2 of the input once. The products are the same ones.
+  }];
+}
+
 def FoldBatchNormPass : Pass<"tessel-fold-batch-norm"> {
   let summary = "Fold inference BatchNormalization into its Conv or Gemm";
   let description = [{

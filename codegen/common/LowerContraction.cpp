@@ -220,9 +220,16 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     if (!wType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "weights must be static");
 
-    Value zero = scalar(
-        rewriter, loc,
-        cast<RankedTensorType>(op.getInput().getType()).getElementType(), 0.0);
+    // The padding is the real 0: the input's zero point, if it has one.
+    Type inElement =
+        cast<RankedTensorType>(op.getInput().getType()).getElementType();
+    Value zero = scalar(rewriter, loc, inElement, 0.0);
+    if (std::optional<int64_t> point = op.getInputZeroPoint())
+      zero = arith::ConstantOp::create(
+          rewriter, loc,
+          IntegerAttr::get(inElement,
+                           APInt(inElement.getIntOrFloatBitWidth(),
+                                 uint64_t(*point), /*isSigned=*/*point < 0)));
     Value input = padSpatial(rewriter, loc, op.getInput(), op.getPads(), zero);
     int64_t group = op.getGroup();
     int64_t perGroupIn = wType.getDimSize(op.getChannelDim());

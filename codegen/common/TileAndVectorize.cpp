@@ -717,6 +717,7 @@ struct DotTile {
   int64_t group;
   unsigned rowInput, vectorInput; ///< input numbers
   unsigned rowDim;                ///< the row operand's dim of `k`
+  unsigned outDim;                ///< the output's dim of the vectors
   bool rowUnsigned;               ///< int8: which operand is the u8 one
 };
 
@@ -795,12 +796,15 @@ std::optional<SmallVector<int64_t>> staticStrides(Value v) {
 
 /// The dot-product form of register tile `tile` of `op`, when the target
 /// has the instruction (`int8Dot`, `bf16Dot`) and `op` is a contraction
-/// `out[.., m, .., n] += ext(row[...]) * ext(vec[..., n])` whose one
-/// reduction `k` of more than one step indexes one dim of the row operand
-/// alone and contiguously (a group is then one broadcast per row) and a dim
-/// of the vector operand other than its last (MatMul with A as the rows; a
-/// 1x1 Conv with weights [F, C] as the rows and the input's pixels as the
-/// vectors). Every index must be linear in the loops.
+/// `out[.., m, .., n, ..] += ext(row[...]) * ext(vec[..., n])` with a
+/// reduction `k` that indexes one dim of the row operand contiguously
+/// (step 1, unit stride; with the rows `m` or alone: a group is then one
+/// broadcast per row) and a dim of the vector operand other than its last:
+/// MatMul (A the rows); a 1x1 Conv (filters-first weights the rows, the
+/// input's pixels the vectors); a Conv whose kernel rows have 4 taps (the
+/// input the rows, its taps `ow * s + kw` the group; filters-last weights
+/// the vectors, along the output channels). Every other reduction steps
+/// by 1 in a register tile. Every index must be linear in the loops.
 std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
                                unsigned vectorBits, bool int8Dot,
                                bool bf16Dot) {
@@ -809,75 +813,104 @@ std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
       !isa<linalg::GenericOp>(op.getOperation()))
     return std::nullopt;
   unsigned m = *tile.m, n = tile.n, numLoops = op.getNumLoops();
-  // One reduction of more than one step (a 1x1 Conv's kh and kw have one).
-  std::optional<unsigned> k;
-  for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
-    if (kind != utils::IteratorType::reduction ||
-        staticLoopExtent(op, d) == std::optional<int64_t>(1))
-      continue;
-    if (k)
-      return std::nullopt;
-    k = d;
-  }
-  if (!k)
-    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (out.getResults().back() != getAffineDimExpr(n, op.getContext()) ||
-      !out.isFunctionOfDim(m) || !out.isProjectedPermutation())
+  std::optional<unsigned> outDim =
+      out.getResultPosition(getAffineDimExpr(n, ctx));
+  if (!outDim || !out.isFunctionOfDim(m) || !out.isProjectedPermutation() ||
+      !staticStrides(op.getDpsInitOperand(0)->get()))
     return std::nullopt;
-  std::optional<unsigned> rowInput, vectorInput, rowDim;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
+  // The inputs' indices as linear forms; which is the rows', which the
+  // vectors'.
+  struct Operand {
+    unsigned number;
     SmallVector<SmallVector<int64_t>> forms;
-    for (AffineExpr e : map.getResults()) {
+    SmallVector<int64_t> strides;
+  };
+  std::optional<Operand> rows, vectors;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Operand operand{input->getOperandNumber(), {}, {}};
+    for (AffineExpr e : op.getMatchingIndexingMap(input).getResults()) {
       std::optional<SmallVector<int64_t>> form = linearForm(e, numLoops);
       if (!form)
         return std::nullopt;
-      forms.push_back(*form);
+      operand.forms.push_back(*form);
     }
     std::optional<SmallVector<int64_t>> strides = staticStrides(input->get());
-    if (!strides || forms.empty())
+    if (!strides || operand.forms.empty())
       return std::nullopt;
+    operand.strides = *strides;
     auto uses = [&](unsigned d) {
-      return llvm::any_of(forms, [&](ArrayRef<int64_t> f) { return f[d]; });
+      return llvm::any_of(operand.forms,
+                          [&](ArrayRef<int64_t> f) { return f[d] != 0; });
     };
-    unsigned number = input->getOperandNumber();
-    if (uses(m) && !uses(n)) {
-      if (rowInput)
-        return std::nullopt;
-      // k in one dim alone, contiguous, step 1.
-      for (auto [r, f] : llvm::enumerate(forms)) {
-        if (!f[*k])
-          continue;
-        if (rowDim || f[*k] != 1 || (*strides)[r] != 1 ||
-            llvm::count_if(f, [](int64_t c) { return c != 0; }) != 1)
-          return std::nullopt;
-        rowDim = r;
-      }
-      rowInput = number;
-    } else if (uses(n) && !uses(m) && !vectorInput) {
-      // n in the last dim alone, step 1 and contiguous; k elsewhere.
-      ArrayRef<int64_t> last = forms.back();
-      if (last[n] != 1 || last[*k] != 0 || strides->back() != 1 ||
-          llvm::any_of(ArrayRef(forms).drop_back(),
-                       [&](ArrayRef<int64_t> f) { return f[n] != 0; }) ||
-          !uses(*k))
-        return std::nullopt;
-      vectorInput = number;
-    } else {
+    if (uses(m) && !uses(n) && !rows)
+      rows = operand;
+    else if (uses(n) && !uses(m) && !vectors)
+      vectors = operand;
+    else
       return std::nullopt;
+  }
+  if (!rows || !vectors)
+    return std::nullopt;
+  // The vectors' operand: n in its last dim alone, step 1, contiguous.
+  ArrayRef<int64_t> last = vectors->forms.back();
+  if (last[n] != 1 || vectors->strides.back() != 1 ||
+      llvm::any_of(ArrayRef(vectors->forms).drop_back(),
+                   [&](ArrayRef<int64_t> f) { return f[n] != 0; }))
+    return std::nullopt;
+  // The group's loop: a reduction of more than one step in one dim of the
+  // rows' operand, step 1, unit stride, with nothing but `m` beside it,
+  // and in the vectors' operand elsewhere than the last dim.
+  std::optional<unsigned> k, rowDim;
+  for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (kind != utils::IteratorType::reduction ||
+        staticLoopExtent(op, d) == std::optional<int64_t>(1) || last[d] != 0 ||
+        llvm::none_of(vectors->forms,
+                      [&](ArrayRef<int64_t> f) { return f[d] != 0; }))
+      continue;
+    std::optional<unsigned> dim;
+    bool ok = true;
+    for (auto [r, f] : llvm::enumerate(rows->forms)) {
+      if (!f[d])
+        continue;
+      bool alone = llvm::all_of(llvm::enumerate(f), [&](auto entry) {
+        auto [loop, c] = entry;
+        return c == 0 || loop == d || loop == m;
+      });
+      ok = ok && !dim && f[d] == 1 && rows->strides[r] == 1 && alone;
+      dim = r;
+    }
+    if (ok && dim) {
+      if (k)
+        return std::nullopt;
+      k = d;
+      rowDim = dim;
     }
   }
-  if (!rowInput || !vectorInput || !rowDim ||
-      !staticStrides(op.getDpsInitOperand(0)->get()))
+  if (!k)
     return std::nullopt;
   unsigned unsignedInput = 0;
-  if (int8Dot && isDotBody(op, DotTile::Int8, unsignedInput))
-    return DotTile{DotTile::Int8, m,           *k,      4,
-                   *rowInput,     *vectorInput, *rowDim, unsignedInput == *rowInput};
-  if (bf16Dot && isDotBody(op, DotTile::BF16, unsignedInput))
-    return DotTile{DotTile::BF16, m,           *k,      2,
-                   *rowInput,     *vectorInput, *rowDim, false};
+  // Inside another reduction of more than one step (a Conv's kernel rows),
+  // a last partial group would be an ordinary tile beside the dot tile in
+  // the same loop, each keeping the outputs in registers of its own: the
+  // group must divide k's extent there.
+  auto divides = [&](int64_t group) {
+    std::optional<int64_t> extent = staticLoopExtent(op, *k);
+    if (extent && *extent % group == 0)
+      return true;
+    for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (d != *k && kind == utils::IteratorType::reduction &&
+          staticLoopExtent(op, d) != std::optional<int64_t>(1))
+        return false;
+    return true;
+  };
+  if (int8Dot && divides(4) && isDotBody(op, DotTile::Int8, unsignedInput))
+    return DotTile{DotTile::Int8, m, *k, 4, rows->number, vectors->number,
+                   *rowDim, *outDim, unsignedInput == rows->number};
+  if (bf16Dot && divides(2) && isDotBody(op, DotTile::BF16, unsignedInput))
+    return DotTile{DotTile::BF16, m, *k, 2, rows->number, vectors->number,
+                   *rowDim, *outDim, false};
   return std::nullopt;
 }
 
@@ -903,6 +936,8 @@ LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
   if (!rowStrides || (*rowStrides)[dot.rowDim] != 1 || !vectorStrides ||
       vectorStrides->back() != 1 || !staticStrides(out))
     return failure();
+  // Output vectors along a dim other than the last (a Conv's channels)
+  // are read and written element by element, once per tile.
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -1017,8 +1052,7 @@ LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
       if (first >= extent)
         break;
       int64_t size = std::min(lanes, extent - first);
-      Value view = line(out, at(outMap, r, first, 0),
-                        outMap.getNumResults() - 1, size);
+      Value view = line(out, at(outMap, r, first, 0), dot.outDim, size);
       Value acc = vector::TransferReadOp::create(
           rewriter, loc, accType, view, ValueRange{zero},
           /*padding=*/std::nullopt, ArrayRef<bool>{size == lanes});

@@ -200,6 +200,20 @@ LogicalResult ConvOp::verify() {
                                 getAccTypeAttr())) ||
       failed(verifyInputUnsigned(*this, getInput(), getInputUnsigned())))
     return failure();
+  if (std::optional<int64_t> zero = getInputZeroPoint()) {
+    auto element = dyn_cast<IntegerType>(
+        rankedType(getInput()).getElementType());
+    if (!element || element.getWidth() > 32)
+      return emitOpError("input_zero_point needs an integer input");
+    unsigned bits = element.getWidth();
+    int64_t lo = getInputUnsigned() ? 0 : -(int64_t(1) << (bits - 1));
+    int64_t hi = getInputUnsigned() ? (int64_t(1) << bits) - 1
+                                    : (int64_t(1) << (bits - 1)) - 1;
+    if (*zero < lo || *zero > hi)
+      return emitOpError("input_zero_point ")
+             << *zero << " is outside the input's range [" << lo << ", " << hi
+             << "]";
+  }
   RankedTensorType in = rankedType(getInput()), w = rankedType(getWeight());
   int64_t rank = in.getRank();
   if (rank < 3 || w.getRank() != rank)

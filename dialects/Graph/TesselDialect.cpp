@@ -6,6 +6,8 @@
 
 #include "dialects/Graph/TesselDialect.h"
 
+#include "llvm/ADT/StringSet.h"
+
 using namespace mlir;
 using namespace tessel;
 
@@ -45,14 +47,17 @@ static Location primary(Location loc) {
 void tessel::onnxNodeOf(Location loc, std::string &node, std::string &opType) {
   node.clear();
   opType.clear();
-  // Several nodes (a dispatch region): "a+b" of "Add+Relu".
+  // Several nodes (a dispatch region): "a+b" of "Add+Relu", each node once
+  // (the ops that one node lowers to, a quantized Conv's cast, Conv,
+  // scale and bias, keep its location).
   if (auto fused = dyn_cast<FusedLoc>(loc);
       fused && fused.getMetadata() ==
                    StringAttr::get(loc.getContext(), kDispatchRegionLoc)) {
+    llvm::StringSet<> seen;
     for (Location part : fused.getLocations()) {
       std::string n, o;
       onnxNodeOf(part, n, o);
-      if (n.empty())
+      if (n.empty() || !seen.insert(n).second)
         continue;
       node += (node.empty() ? "" : "+") + n;
       opType += (opType.empty() ? "" : "+") + o;

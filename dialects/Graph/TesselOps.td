@@ -232,7 +232,9 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
     Products are summed in `acc_type` (see Tessel_AccumulatorType). Float
     operands, or (int8 quantization) integer operands of one type with a
     result and bias of the accumulator's type, as MatMul, whose
-    `input_unsigned` it shares (u8 input, i8 weights); padding reads 0.
+    `input_unsigned` it shares (u8 input, i8 weights); padding reads 0, or
+    `input_zero_point` (an integer input only: the value that stands for
+    the real 0, in the input's range, u8 with `input_unsigned`).
 
     The weight is ONNX's F x C/group x K1 x ... x Kn, or with
     `filters_last` C/group x K1 x ... x Kn x P: the filters in the last
@@ -249,7 +251,8 @@ def Tessel_ConvOp : Tessel_Op<"conv"> {
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, I64Attr:$group,
                    OptionalAttr<TypeAttr>:$acc_type,
-                   UnitAttr:$filters_last, UnitAttr:$input_unsigned);
+                   UnitAttr:$filters_last, UnitAttr:$input_unsigned,
+                   OptionalAttr<I64Attr>:$input_zero_point);
   let extraClassDeclaration = Tessel_AccumulatorType # [{
     /// The weight's dims of the filters (output channels), of the input
     /// channels per group, and of the first kernel dim.

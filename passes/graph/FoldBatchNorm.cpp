@@ -133,7 +133,8 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
         rewriter, bothNodes(conv.getLoc(), bn.getLoc()),
         bn.getType(), conv.getInput(), w, b, conv.getStridesAttr(),
         conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
-        conv.getAccTypeAttr(), conv.getFiltersLastAttr());
+        conv.getAccTypeAttr(), conv.getFiltersLastAttr(),
+        conv.getInputUnsignedAttr(), conv.getInputZeroPointAttr());
     rewriter.replaceOp(bn, folded.getResult());
     rewriter.eraseOp(conv);
     return success();

@@ -232,25 +232,18 @@ private:
   /// Rewrites `op` when its form is one this pass handles; success also
   /// when it leaves it alone.
   LogicalResult quantize(Operation *op, Range range, bool &done) {
-    // An asymmetric range that starts at 0 or above (a ReLU's output) is
-    // quantized unsigned: u8 = round(x / s), s = HI / 255, zero point 0,
-    // which the contraction reads as unsigned (input_unsigned); 0 stays 0,
-    // so a Conv's padding needs nothing, and the sums need no correction.
-    // A MatMul or Gemm reads every other range unsigned too, with a zero
-    // point: 128 for a symmetric one (the same levels as i8), the one that
-    // maps LO to 0 for an asymmetric one; u8 x i8 is the operand pair of
-    // the CPU's dot product (vpdpbusd), and the zero point's compensation
-    // is a constant of the epilogue. A Conv, whose padding reads 0 where
-    // the zero point would be right, takes the symmetric i8 range around
-    // any other range.
-    // A Conv without padding reads its input like a MatMul.
+    // Every input is quantized unsigned (u8 x i8 is the operand pair of
+    // the CPU's dot product, vpdpbusd) and read so (input_unsigned): an
+    // asymmetric range from 0 or above (a ReLU's output) with s = HI / 255
+    // and zero point 0 (0 stays 0, the sums need no correction); a
+    // symmetric one with zero point 128 (the levels of i8); any other
+    // asymmetric one with the zero point that maps LO to 0. The zero
+    // point's compensation is a constant of the epilogue, and a padded
+    // Conv pads with the zero point (`input_zero_point`).
     auto conv = dyn_cast<ConvOp>(op);
     bool padded = conv && llvm::any_of(conv.getPads(),
                                        [](int64_t p) { return p != 0; });
     bool fromZero = range.asymmetric && range.lo >= 0 && range.hi > 0;
-    bool unsignedInput = fromZero || !padded;
-    if (range.asymmetric && !fromZero && padded)
-      range = Range{-range.magnitude(), range.magnitude(), false};
     double amax = range.magnitude();
     Value input = op->getOperand(0), weight = op->getOperand(1);
     DenseElementsAttr w = constantF32(weight);
@@ -290,12 +283,11 @@ private:
       return ConstantOp::create(b, loc,
                                 DenseElementsAttr::get(t, float(v)));
     };
-    // xq = cast<i8 or u8>(round(x / s) + z), the cast saturating: s = A /
-    // 127 and z = 0 for a symmetric range into i8 (a Conv), z = 128 into
-    // u8 (MatMul, Gemm); u8 with s = HI / 255 and z = 0 for a range from
-    // LO >= 0; u8 with s = (HI - LO) / 255 and z = round(-LO / s) for any
-    // other asymmetric one (HI > LO).
-    double step = amax / 127.0, zero = unsignedInput ? 128 : 0;
+    // xq = cast<u8>(round(x / s) + z), the cast saturating: s = A / 127
+    // and z = 128 for a symmetric range; s = HI / 255 and z = 0 for a
+    // range from LO >= 0; s = (HI - LO) / 255 and z = round(-LO / s) for
+    // any other asymmetric one (HI > LO).
+    double step = amax / 127.0, zero = 128;
     if (fromZero) {
       step = range.hi / 255.0;
       zero = 0;
@@ -309,7 +301,7 @@ private:
     if (zero != 0)
       rounded = AddOp::create(b, loc, inType, rounded, scalarF32(zero));
     Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false,
-                              /*resultUnsigned=*/unsignedInput);
+                              /*resultUnsigned=*/true);
     QuantizedWeight qw = quantizeWeight(w, channelAxis);
     // A 1x1 Conv of stride 1 and one group is a MatMul of its weights
     // [F, C] by the input's pixels: with the weights filters-first, the
@@ -334,6 +326,29 @@ private:
       channelAxis = 0;
       filtersFirst = true;
     }
+    // A 3x3 Conv's rows of 3 taps become 4, the last tap's weights 0 and
+    // the input padded by one more column on the right (the output's
+    // width is unchanged; the extra tap reads that column or the next
+    // pixel, times 0): 4 taps of one input row are 4 contiguous bytes, a
+    // group of the CPU's dot products (vpdpbusd), for 4/3 of the products.
+    SmallVector<int64_t> pads = conv ? SmallVector<int64_t>(conv.getPads())
+                                     : SmallVector<int64_t>();
+    if (conv && conv.getFiltersLast() && conv.getGroup() == 1 &&
+        wType.getRank() == 4 && wType.getDimSize(2) == 3 &&
+        llvm::all_of(conv.getDilations(), [](int64_t d) { return d == 1; })) {
+      ArrayRef<int64_t> shape = wType.getShape(); // C x KH x 3 x P
+      auto values = qw.values.getValues<int8_t>();
+      std::vector<int8_t> widened(shape[0] * shape[1] * 4 * shape[3], 0);
+      for (int64_t r = 0; r < shape[0] * shape[1]; ++r)
+        for (int64_t t = 0; t < 3; ++t)
+          for (int64_t f = 0; f < shape[3]; ++f)
+            widened[(r * 4 + t) * shape[3] + f] =
+                values[(r * 3 + t) * shape[3] + f];
+      qw.values = DenseElementsAttr::get(
+          RankedTensorType::get({shape[0], shape[1], 4, shape[3]}, i8),
+          ArrayRef<int8_t>(widened));
+      pads.back() += 1;
+    }
     Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
     // The integer contraction.
     auto accType = resultType.clone(i32);
@@ -346,13 +361,16 @@ private:
       q->setOperand(1, wq);
       q->getResult(0).setType(accType);
       q.setAccTypeAttr(TypeAttr::get(i32));
-      q.setInputUnsigned(unsignedInput);
+      q.setInputUnsigned(true);
       if (filtersFirst)
         q.setFiltersLast(false);
+      q.setPads(pads);
+      if (padded && zero != 0)
+        q.setInputZeroPoint(int64_t(zero));
       acc = q.getResult();
     } else {
       auto mm = MatMulOp::create(b, loc, accType, xq, wq, TypeAttr::get(i32));
-      mm.setInputUnsigned(unsignedInput);
+      mm.setInputUnsigned(true);
       acc = mm.getResult();
     }
     if (failed(verify(acc.getDefiningOp()))) {

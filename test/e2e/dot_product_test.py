@@ -8,7 +8,8 @@ tiles with vpdpbusd and bf16 ones with vdpbf16ps (tessel-tile-and-vectorize,
 design.md section 8); x86-64-v3 computes them as widened multiply-adds. A
 seeded sweep of shapes (full and partial register tiles, reductions that are
 not a multiple of the group, one row, batched MatMul, Gemm with a bias, 1x1
-Convs: their weights are the rows, the pixels the vectors) is
+Convs: their weights are the rows, the pixels the vectors; padded 3x3 Convs
+of stride 1 and 2: the input the rows, with one tap more per kernel row) is
 compiled for both variants at --precision int8 and bf16, and every variant
 the host supports runs:
 
@@ -16,7 +17,8 @@ the host supports runs:
     within 1e-5 of the scale to numpy's exact quantized product: x quantized
     with the minmax range of the calibration set (the same inputs) as
     u8 = clip(round(x * 127 / A) + 128, 0, 255), weights per column with
-    max |w| / 127, sums in int64.
+    max |w| / 127, sums in int64; a Conv's padding is the real 0 (exactly
+    the zero point).
   * bf16: each variant within 1e-5 (relative to sum |x| |w|) of numpy's
     float64 product of the bf16-rounded operands.
 
@@ -43,8 +45,7 @@ VARIANTS = cpu_variant.DEFAULT_VARIANTS  # (v4 + bf16 + vnni, v3)
 
 def cases(seed=21):
     """(name, op, batch, M, K, N): fixed edges, then seeded random shapes.
-    For "Conv1x1" (1x1, stride 1, no padding: a MatMul of its weights by
-    the pixels), M is the image's side, K the input channels, N the
+    For a Conv (CONVS), M is the image's side, K the input channels, N the
     filters."""
     fixed = [("full", "MatMul", None, 64, 256, 96),
              ("k-not-group", "MatMul", None, 37, 70, 45),
@@ -54,7 +55,11 @@ def cases(seed=21):
              ("gemm-bias", "Gemm", None, 19, 96, 80),
              ("conv-56", "Conv1x1", None, 56, 64, 24),
              ("conv-7", "Conv1x1", None, 7, 128, 16),
-             ("conv-odd", "Conv1x1", None, 14, 70, 45)]
+             ("conv-odd", "Conv1x1", None, 14, 70, 45),
+             ("conv3-14", "Conv3x3", None, 14, 32, 64),
+             ("conv3-odd", "Conv3x3", None, 9, 21, 19),
+             ("conv3-s2", "Conv3x3s2", None, 15, 16, 40),
+             ("conv3-s2-even", "Conv3x3s2", None, 8, 8, 8)]
     rng = np.random.default_rng(seed)
     rand = []
     for i in range(6):
@@ -64,18 +69,29 @@ def cases(seed=21):
     return fixed + rand
 
 
+# Conv cases: (kernel side, stride, padding on each side).
+CONVS = {"Conv1x1": (1, 1, 0), "Conv3x3": (3, 1, 1), "Conv3x3s2": (3, 2, 1)}
+
+
 def make_model(path, op, batch, m, k, n, rng):
-    w = rng.standard_normal((k, n)).astype(np.float32)
+    """The model of a case; returns its weights as a [K', N] matrix (a
+    Conv's: [C * KH * KW, F], the order of im2col's rows) and its bias."""
+    kernel = CONVS[op][0] if op in CONVS else 1
+    w = rng.standard_normal((k * kernel * kernel, n)).astype(np.float32)
     shape_x = ([batch] if batch else []) + ["M", k]
     shape_y = ([batch] if batch else []) + ["M", n]
     inits = [numpy_helper.from_array(w if op == "MatMul" else w.T.copy(), "w")]
-    if op == "Conv1x1":  # weights [N, K, 1, 1], a bias
-        shape_x, shape_y = ["B", k, m, m], ["B", n, m, m]
-        inits = [numpy_helper.from_array(w.T.copy().reshape(n, k, 1, 1), "w")]
+    if op in CONVS:  # weights [N, K, KH, KW], a bias
+        _, stride, pad = CONVS[op]
+        side = (m + 2 * pad - kernel) // stride + 1
+        shape_x, shape_y = ["B", k, m, m], ["B", n, side, side]
+        inits = [numpy_helper.from_array(
+            w.T.copy().reshape(n, k, kernel, kernel), "w")]
         bias = rng.standard_normal(n).astype(np.float32)
         inits.append(numpy_helper.from_array(bias, "b"))
         node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="dot",
-                                kernel_shape=[1, 1])
+                                kernel_shape=[kernel, kernel],
+                                strides=[stride, stride], pads=[pad] * 4)
     elif op == "MatMul":
         node = helper.make_node("MatMul", ["x", "w"], ["y"], name="dot")
     else:  # PyTorch's Linear: B transposed, with a bias
@@ -100,6 +116,21 @@ def bf16(a):
     bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32)
+
+
+def im2col(x, op):
+    """A Conv's input [B, C, H, W] as rows [B * OH * OW, C * KH * KW], the
+    padding 0."""
+    kernel, stride, pad = CONVS[op]
+    b, c, h, _ = x.shape
+    side = (h + 2 * pad - kernel) // stride + 1
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    cols = np.empty((b, side, side, c, kernel, kernel), x.dtype)
+    for i in range(kernel):
+        for j in range(kernel):
+            cols[:, :, :, :, i, j] = xp[:, :, i:i + stride * side:stride,
+                                        j:j + stride * side:stride].transpose(0, 2, 3, 1)
+    return cols.reshape(b * side * side, c * kernel * kernel)
 
 
 def int8_reference(x, w, bias):
@@ -149,14 +180,14 @@ def main():
         os.makedirs(os.path.join(case_dir, "cal"))
         model = os.path.join(case_dir, "model.onnx")
         w, bias = make_model(model, op, batch, m, k, n, rng)
-        conv = op == "Conv1x1"
+        conv = op in CONVS
         x = rng.standard_normal([2, k, m, m] if conv else
                                 ([batch] if batch else []) + [m, k]).astype(np.float32)
         np.save(os.path.join(case_dir, "x.npy"), x)
         np.save(os.path.join(case_dir, "cal", "x.npy"), x)
         # Rows of K inputs: pixels for a Conv (its output compared as
         # [pixels, N]).
-        x2 = (x.transpose(0, 2, 3, 1) if conv else x).reshape(-1, k).astype(np.float64)
+        x2 = (im2col(x, op) if conv else x.reshape(-1, k)).astype(np.float64)
         for precision in ("int8", "bf16"):
             label = f"{name} {op} {'%dx' % batch if batch else ''}{m}x{k}x{n} {precision}"
             artifact = os.path.join(case_dir, precision + ".tsl")

@@ -116,7 +116,9 @@ LogicalResult importConv(NodeContext &n) {
                                 n.b.getDenseI64ArrayAttr(*pads),
                                 n.b.getDenseI64ArrayAttr(dilations),
                                 n.b.getI64IntegerAttr(n.getInt("group", 1)),
-                                TypeAttr()));
+                                TypeAttr(), /*filters_last=*/UnitAttr(),
+                                /*input_unsigned=*/UnitAttr(),
+                                /*input_zero_point=*/IntegerAttr()));
   return success();
 }
 

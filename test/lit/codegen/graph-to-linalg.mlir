@@ -362,6 +362,23 @@ func.func @conv_bias_pads(%x: tensor<?x4x9x9xf32>, %w: tensor<6x4x3x3xf32>, %b: 
 
 // -----
 
+// A quantized Conv pads with its input's zero point (u8 128: i8 -128), and
+// reads the input unsigned.
+// CHECK-LABEL: func.func @conv_zero_point_pads
+// CHECK:         %[[ZP:.+]] = arith.constant -128 : i8
+// CHECK:         tensor.pad %{{.+}} low[0, 0, 1, 1] high[0, 0, 1, 2]
+// CHECK:           tensor.yield %[[ZP]] : i8
+// CHECK:         linalg.generic
+// CHECK:           arith.extui %{{.+}} : i8 to i32
+// CHECK:           arith.extsi %{{.+}} : i8 to i32
+func.func @conv_zero_point_pads(%x: tensor<1x2x5x5xi8>, %w: tensor<2x3x4x3xi8>) -> tensor<1x3x5x5xi32> {
+  %0 = tessel.conv %x, %w {acc_type = i32, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 2>, dilations = array<i64: 1, 1>, group = 1 : i64, filters_last, input_unsigned, input_zero_point = 128 : i64}
+      : (tensor<1x2x5x5xi8>, tensor<2x3x4x3xi8>) -> tensor<1x3x5x5xi32>
+  return %0 : tensor<1x3x5x5xi32>
+}
+
+// -----
+
 // Two groups of 3 filters over 2 channels each: the channels are viewed as
 // [2 groups, 2] and the filters as [2 groups, 3], with a loop of their own
 // for the group, so that every index is linear in the loops (a floordiv of

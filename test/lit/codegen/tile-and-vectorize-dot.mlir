@@ -7,9 +7,13 @@
 // one column's group; one intrinsic call per row and vector, each output
 // vector an accumulator of its own across the reduction. Partial tiles of
 // static extents read their vectors masked; a last partial group (K = 10:
-// 8 + 2) runs one step at a time as an ordinary tile (no intrinsic). Other
-// bodies (i8 x i8, f32) and a target without the instruction keep ordinary
-// tiles.
+// 8 + 2) runs one step at a time as an ordinary tile (no intrinsic). A Conv
+// with kernel rows of 4 taps (Quantize widens 3x3 ones) takes the input as
+// the rows (the group: 4 taps of one row, contiguous) and filters-last
+// weights as the vectors, the outputs along the channels; inside another
+// reduction (the kernel's rows) a group that does not divide its extent
+// (bf16 3 taps) keeps an ordinary tile. Other bodies (i8 x i8, f32) and a
+// target without the instruction keep ordinary tiles.
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512 int8-dot=true bf16-dot=true" --canonicalize --cse --mlir-print-local-scope | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=256 int8-dot=true bf16-dot=true" --canonicalize --cse | FileCheck %s --check-prefix=V256
 // RUN: tessel-opt %s --split-input-file --tessel-tile-and-vectorize="vector-bits=512" --canonicalize --cse | FileCheck %s --check-prefix=NONE
@@ -104,6 +108,49 @@ func.func @conv1x1(%x: memref<1x8x2x40xi8>, %w: memref<16x8x1x1xi8>, %y: memref<
     %p = arith.muli %ae, %be : i32
     %s = arith.addi %acc, %p : i32
     linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv3x3_taps4(
+// CHECK:         vector.transfer_read %{{.+}} : memref<16xi32, strided<[16], offset: ?>>, vector<16xi32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-COUNT-3:     vector.interleave
+// CHECK-COUNT-8:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         vector.transfer_write %{{.+}} : vector<16xi32>, memref<16xi32, strided<[16], offset: ?>>
+// NONE-LABEL: func.func @conv3x3_taps4(
+// NONE-NOT:     llvm.call_intrinsic
+func.func @conv3x3_taps4(%x: memref<1x8x6x7xi8>, %w: memref<8x3x4x32xi8>, %y: memref<1x32x4x4xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x6x7xi8>, memref<8x3x4x32xi8>) outs(%y : memref<1x32x4x4xi32>) {
+  ^bb0(%a: i8, %b: i8, %acc: i32):
+    %ae = arith.extui %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// Three taps in pairs would leave a partial pair inside the kernel-row loop.
+// CHECK-LABEL: func.func @conv3x3_bf16_taps3(
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         return
+func.func @conv3x3_bf16_taps3(%x: memref<1x1x6x6xbf16>, %w: memref<1x3x3x16xbf16>, %y: memref<1x16x4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x1x6x6xbf16>, memref<1x3x3x16xbf16>) outs(%y : memref<1x16x4x4xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }

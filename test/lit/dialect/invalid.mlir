@@ -100,6 +100,24 @@ func.func @conv_unsigned_float(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>)
 
 // -----
 
+// A Conv pads with its input's zero point: an integer input's value.
+func.func @conv_zero_point_float(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{'tessel.conv' op input_zero_point needs an integer input}}
+  %0 = tessel.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, input_zero_point = 0 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x6x6xf32>
+  return %0 : tensor<1x3x6x6xf32>
+}
+
+// -----
+
+// 128 is a u8's (input_unsigned), not an i8's.
+func.func @conv_zero_point_range(%x: tensor<1x2x4x4xi8>, %w: tensor<3x2x1x1xi8>) -> tensor<1x3x6x6xi32> {
+  // expected-error @+1 {{'tessel.conv' op input_zero_point 128 is outside the input's range [-128, 127]}}
+  %0 = tessel.conv %x, %w {acc_type = i32, dilations = array<i64: 1, 1>, group = 1 : i64, input_zero_point = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<3x2x1x1xi8>) -> tensor<1x3x6x6xi32>
+  return %0 : tensor<1x3x6x6xi32>
+}
+
+// -----
+
 // Widening only to the declared accumulator.
 func.func @matmul_float_widening(%a: tensor<2x3xbf16>, %b: tensor<3x5xbf16>) -> tensor<2x5xf32> {
   // expected-error @+1 {{'tessel.matmul' op result element type 'f32' must be the operands' 'bf16' or the accumulator type}}

@@ -1,13 +1,13 @@
 // --tessel-quantize (format int8): a contraction with a constant weight and a
 // calibrated input range A computes on int8 with i32 sums: the input is
-// quantized symmetrically (x * 127 / A, rounded, saturated by the cast;
-// a MatMul or Gemm reads it as u8 with zero point 128, a Conv as i8),
+// quantized symmetrically (x * 127 / A, rounded, saturated by the cast)
+// and read as u8 with zero point 128 (a padded Conv pads with it),
 // the weight per output channel at compile time (max |w| / 127), and the
 // sums dequantized by one constant per channel (A / 127 * s_w * alpha)
 // before the bias. The first and last contractions stay f32 unless
 // `lower` names them; so do contractions without a range, kept ones, and
 // forms the pass does not handle (a weight computed at run time).
-// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1,p=1.27 lower=g,m,c,p" --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1,p=1.27,t=2.54 lower=g,m,c,p,t" --canonicalize | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -132,6 +132,19 @@ func.func @conv1x1(%i: tensor<1x2x2x2xf32>) -> tensor<1x3x2x2xf32> {
   %k = tessel.constant dense<[[[[1.0, -2.0, 0.5]]], [[[0.25, 1.0, -1.0]]]]> : tensor<2x1x1x3xf32>
   %c = tessel.conv %i, %k {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x3xf32>) -> tensor<1x3x2x2xf32> loc("p"("Conv"("m.onnx":0:0)))
   return %c : tensor<1x3x2x2xf32>
+}
+
+// A padded 3x3 Conv pads with the zero point (input_zero_point), and its
+// kernel rows of 3 taps become 4 (the 4th weight 0, one more column of
+// padding on the right: the output's width is unchanged), 4 contiguous
+// bytes of an input row per group of the CPU's dot products.
+// CHECK-LABEL: func.func @conv3x3_padded
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[\[}}[127, -127], [127, -127], [127, -127], [0, 0]], {{\[}}[127, -127], [127, -127], [127, -127], [0, 0]], {{\[}}[127, -127], [127, -127], [127, -127], [0, 0]]]]> : tensor<1x3x4x2xi8>
+// CHECK:         tessel.conv %{{.+}}, %[[W]] {acc_type = i32, dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, input_unsigned, input_zero_point = 128 : i64, pads = array<i64: 1, 1, 1, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x5x5xi8>, tensor<1x3x4x2xi8>) -> tensor<1x2x3x3xi32>
+func.func @conv3x3_padded(%i: tensor<1x1x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %k = tessel.constant dense<[[[[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]], [[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]], [[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]]]]> : tensor<1x3x3x2xf32>
+  %c = tessel.conv %i, %k {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>, tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32> loc("t"("Conv"("m.onnx":0:0)))
+  return %c : tensor<1x2x3x3xf32>
 }
 
 // BAD: tessel-quantize: bad amax entry 'g' (NODE=A with A >= 0, or NODE=LO:HI)

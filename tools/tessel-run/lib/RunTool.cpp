@@ -54,12 +54,12 @@ public:
       total += n.ms;
     os << "profile: " << runs << (runs == 1 ? " run" : " runs")
        << ", ms per run by ONNX node (kernels summed over their stages)\n";
-    char line[256];
+    char line[64];
     for (const Node &n : sorted) {
-      std::snprintf(line, sizeof(line), "  %10.3f ms %5.1f%%  %s (%s)\n",
-                    n.ms / runs, total > 0 ? 100 * n.ms / total : 0.0,
-                    n.node.c_str(), n.op.c_str());
-      os << line;
+      // The names unbounded (a fused kernel's list of nodes is long).
+      std::snprintf(line, sizeof(line), "  %10.3f ms %5.1f%%  ", n.ms / runs,
+                    total > 0 ? 100 * n.ms / total : 0.0);
+      os << line << n.node << " (" << n.op << ")\n";
     }
     std::snprintf(line, sizeof(line), "  %10.3f ms total in %zu kernels\n",
                   total / runs, launchesPerRun(runs));
