@@ -13,6 +13,7 @@
 #include "compiler/Partition.h"
 #include "compiler/Registration.h"
 #include "compiler/Targets.h"
+#include "dialects/Graph/TesselDialect.h"
 #include "frontend/onnx/Importer.h"
 #include "passes/Passes.h"
 
@@ -20,6 +21,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <filesystem>
 #include <mutex>
@@ -42,6 +44,29 @@ static bool emitted(tessel::CompileOptions &options, StringRef stage,
     flags.elideLargeElementsAttrs(16);
   module.print(os, flags);
   return true;
+}
+
+/// Fails naming each --keep-fp32 entry that is neither an ONNX node nor an
+/// op type of `module` (a misspelt name would keep nothing without a word).
+static LogicalResult checkKeptNames(const tessel::CompileOptions &options,
+                                    ModuleOp module, Location fileLoc) {
+  if (options.keepFp32.empty())
+    return success();
+  llvm::StringSet<> names;
+  module.walk([&](Operation *op) {
+    std::string node, opType;
+    tessel::onnxNodeOf(op->getLoc(), node, opType);
+    if (!node.empty())
+      names.insert(node);
+    if (!opType.empty())
+      names.insert(opType);
+  });
+  for (const std::string &name : options.keepFp32)
+    if (!names.contains(name))
+      return emitError(fileLoc)
+             << "--keep-fp32 names '" << name
+             << "', which is neither a node nor an op type of the model";
+  return success();
 }
 
 namespace {
@@ -240,6 +265,8 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   if (!module)
     return failure();
   importStage.end();
+  if (failed(checkKeptNames(options, *module, fileLoc)))
+    return failure();
   if (emitted(options, "graph", *module))
     return success();
 
@@ -252,6 +279,16 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   graphPasses.addPass(createFoldWeightTransposesPass());
   graphPasses.addPass(createSubsamplePointwiseConvsPass());
   graphPasses.addPass(createCanonicalizerPass());
+  // A pre-quantized (QDQ) model's contractions compute on its integers,
+  // whatever --precision says about the rest.
+  {
+    QuantizePassOptions prequantized;
+    prequantized.prequantizedOnly = true;
+    prequantized.keepFp32.assign(options.keepFp32.begin(),
+                                 options.keepFp32.end());
+    graphPasses.addPass(createQuantizePass(prequantized));
+    graphPasses.addPass(createCanonicalizerPass());
+  }
   if (options.observeContractions) {
     ObserveContractionsPassOptions observe;
     observe.inputs = options.observeInputs;

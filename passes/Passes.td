@@ -158,24 +158,32 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
     input has a calibrated range (`amax`: "NODE=A", the largest magnitude
     the calibrator kept) is quantized.
 
-    int8 (`format=int8`, the default), for a Conv:
-      xq  = cast<i8>(round(x * (127 / A)))        (symmetric, per tensor;
-                                                   the cast saturates)
+    int8 (`format=int8`, the default): the input is read as u8
+    (`input_unsigned`: u8 x i8, the operands of the CPU's vpdpbusd) with a
+    zero point z: 128 for a symmetric range (s = A / 127: the levels of
+    i8), 0 for a range from LO >= 0 (a ReLU's output; s = HI / 255),
+    round(-LO / s) with s = (HI - LO) / 255 for any other range [LO, HI]:
+      xq  = cast<u8>(round(x / s) + z)            (the cast saturates)
       acc = integer contraction(xq, Wq) : i32     (Wq: i8 constant,
                                                    symmetric per output
                                                    channel, |Wq| <= 127)
-      y   = cast<f32>(acc) * (A / 127 * s_w[c] * alpha) + bias
-    A MatMul or Gemm reads its input as u8 (`input_unsigned`: u8 x i8, the
-    operands of the CPU's vpdpbusd) with a zero point z: 128 for a
-    symmetric range (the same levels), round(-LO / s) with s = (HI - LO) /
-    255 for an asymmetric range [LO, HI]:
-      xq  = cast<u8>(round(x / s) + z)
       y   = cast<f32>(acc) * (s * s_w[c] * alpha)
             - z * sum_k Wq[k, c] * (s * s_w[c] * alpha) + bias
-    the compensation being one more constant per channel. A range from
-    LO >= 0 (a ReLU's output) is u8 with s = HI / 255 and z = 0 for every
-    contraction; a Conv takes the symmetric range around any other, since
-    its padding reads 0.
+    the compensation being one more constant per channel; a padded Conv
+    pads with z (`input_zero_point`). A 1x1 Conv of stride 1 gets its
+    weights filters-first, a 3x3 one kernel rows of 4 taps (a 0 weight and
+    one more column of end padding): the forms of the CPU's dot-product
+    tiles (design.md section 8).
+
+    `prequantized`: each Conv, MatMul and Gemm of a pre-quantized (QDQ)
+    model, whose input is DequantizeLinear(xq, s, z) of 8-bit integers per
+    tensor and whose weight is DequantizeLinear(Wq, s_w, z_w) of a constant
+    with per-channel (or one) scales, as the importer writes them
+    (mul(sub(cast<f32>(q), z), s)), computes on xq (an i8 one read as u8:
+    xq + 128, z + 128) and Wq - z_w (which must fit i8) the same way, with
+    those scales; no calibration, every such contraction, first and last
+    included (the model chose its precision). Other forms stay as the
+    model has them.
     So the scales are folded at compile time, and the dequantization, the
     bias and whatever follows (an activation, the next layer's
     quantization) fuse into the contraction's epilogue
@@ -204,6 +212,9 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
                "ONNX op types or node names that stay f32">,
     ListOption<"lowerNodes", "lower", "std::string",
                "ONNX node names quantized even when first or last">,
+    Option<"prequantizedOnly", "prequantized", "bool", "false",
+           "only the contractions of a pre-quantized model (QDQ), every "
+           "one, to integer kernels">,
   ];
   let dependentDialects = ["::tessel::TesselDialect"];
 }

@@ -409,6 +409,24 @@ int64_t bytesOf(MemRefType type) {
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
 }
 
+/// Tiles loop `loop` of `op` by `size` (every other loop whole), replacing
+/// `op` by the loop nest; the tile inside, or failure (nothing changed).
+FailureOr<linalg::LinalgOp> tileOneLoop(RewriterBase &rewriter,
+                                        linalg::LinalgOp op, unsigned loop,
+                                        int64_t size) {
+  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
+  sizes[loop] = rewriter.getIndexAttr(size);
+  scf::SCFTilingOptions options;
+  options.setTileSizes(sizes);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return failure();
+  rewriter.eraseOp(op);
+  return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+}
+
 /// When the strided streamed operand of `op` is too large to pack, splits
 /// `op` along `n` into chunks (a multiple of the register tile's width that
 /// divides the extent) whose slice of it fits: the LM head of GPT-like
@@ -429,17 +447,8 @@ linalg::LinalgOp chunkForPacking(RewriterBase &rewriter, linalg::LinalgOp op,
     chunk -= width;
   if (chunk < width || chunk >= *extent)
     return op;
-  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
-  sizes[tile.n] = rewriter.getIndexAttr(chunk);
-  scf::SCFTilingOptions options;
-  options.setTileSizes(sizes);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return op;
-  rewriter.eraseOp(op);
-  return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  FailureOr<linalg::LinalgOp> chunked = tileOneLoop(rewriter, op, tile.n, chunk);
+  return succeeded(chunked) ? *chunked : op;
 }
 
 /// Copies the strided streamed operand of `op` (stridedStreamedOperand)
@@ -1094,17 +1103,10 @@ dotTileShape(linalg::GenericOp op, const RegisterTile &tile,
 /// or the last partial group): the tile inside is an ordinary one.
 FailureOr<linalg::GenericOp> stepReduction(RewriterBase &rewriter,
                                            linalg::GenericOp op, unsigned k) {
-  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
-  sizes[k] = rewriter.getIndexAttr(1);
-  scf::SCFTilingOptions options;
-  options.setTileSizes(sizes);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->tiledOps.size() != 1)
+  FailureOr<linalg::LinalgOp> stepped = tileOneLoop(rewriter, op, k, 1);
+  if (failed(stepped))
     return failure();
-  rewriter.eraseOp(op);
-  return cast<linalg::GenericOp>(tiled->tiledOps.front());
+  return cast<linalg::GenericOp>(stepped->getOperation());
 }
 
 /// Vectorizes every marked tile with the tile as its vector shape (masked

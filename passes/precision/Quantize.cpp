@@ -75,6 +75,187 @@ QuantizedWeight quantizeWeight(DenseElementsAttr w, int64_t axis) {
   return q;
 }
 
+/// A rank-0 f32 constant.
+Value scalarF32(OpBuilder &b, Location loc, double v) {
+  auto t = RankedTensorType::get({}, b.getF32Type());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(t, float(v)));
+}
+
+/// The values of a small constant expression (constants, their casts to
+/// f32 and reshapes: the parameters of the importer's DequantizeLinear),
+/// with the shape they have, or nothing.
+struct Evaluated {
+  SmallVector<int64_t> shape;
+  std::vector<double> values;
+
+  /// The element that broadcasting (numpy's rules) gives element `i` of a
+  /// tensor of shape `target`.
+  double at(size_t i, ArrayRef<int64_t> target) const {
+    size_t index = 0, stride = 1;
+    int64_t rest = int64_t(i);
+    SmallVector<int64_t> position(target.size());
+    for (int64_t d = int64_t(target.size()) - 1; d >= 0; --d) {
+      position[d] = rest % target[d];
+      rest /= target[d];
+    }
+    for (int64_t d = int64_t(shape.size()) - 1, t = int64_t(target.size()) - 1;
+         d >= 0; --d, --t) {
+      if (shape[d] != 1)
+        index += position[t] * stride;
+      stride *= shape[d];
+    }
+    return values[index];
+  }
+};
+
+std::optional<Evaluated> evaluate(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast_or_null<ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return std::nullopt;
+    Evaluated e{SmallVector<int64_t>(type.getShape()), {}};
+    if (auto it = dyn_cast<IntegerType>(type.getElementType()))
+      for (const APInt &x : dense.getValues<APInt>())
+        e.values.push_back(double(x.getSExtValue()));
+    else if (type.getElementType().isF32())
+      for (float x : dense.getValues<float>())
+        e.values.push_back(x);
+    else
+      return std::nullopt;
+    return e;
+  }
+  if (auto c = dyn_cast_or_null<CastOp>(op)) {
+    Type in = c.getInput().getType(), out = type.getElementType();
+    if (!out.isF32() || c.getInputFormat() || c.getResultFormat())
+      return std::nullopt;
+    std::optional<Evaluated> e = evaluate(c.getInput());
+    if (!e)
+      return std::nullopt;
+    auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(in));
+    if (it && c.getInputUnsigned())
+      for (double &x : e->values)
+        if (x < 0)
+          x += std::ldexp(1.0, it.getWidth());
+    if (!it)
+      for (double &x : e->values)
+        x = float(x);
+    return e;
+  }
+  if (auto r = dyn_cast_or_null<ReshapeOp>(op)) {
+    std::optional<Evaluated> e = evaluate(r.getInput());
+    if (e)
+      e->shape.assign(type.getShape().begin(), type.getShape().end());
+    return e;
+  }
+  // f32 arithmetic, rounded to f32 as the kernel would (a quantized bias:
+  // DequantizeLinear of int32).
+  if (isa_and_nonnull<MulOp, SubOp, AddOp>(op) &&
+      type.getElementType().isF32()) {
+    std::optional<Evaluated> l = evaluate(op->getOperand(0)),
+                             r = evaluate(op->getOperand(1));
+    if (!l || !r)
+      return std::nullopt;
+    Evaluated e{SmallVector<int64_t>(type.getShape()), {}};
+    int64_t n = type.getNumElements();
+    for (int64_t i = 0; i < n; ++i) {
+      float a = float(l->at(i, e.shape)), b = float(r->at(i, e.shape));
+      e.values.push_back(isa<MulOp>(op)   ? a * b
+                         : isa<SubOp>(op) ? a - b
+                                          : a + b);
+    }
+    return e;
+  }
+  return std::nullopt;
+}
+
+/// `v` as an f32 constant: itself, or the one evaluate() gives, created
+/// before `at`; null when neither.
+DenseElementsAttr foldedF32(Value v) {
+  if (DenseElementsAttr c = constantF32(v))
+    return c;
+  std::optional<Evaluated> e = evaluate(v);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!e || !type || !type.getElementType().isF32())
+    return nullptr;
+  std::vector<float> values(e->values.begin(), e->values.end());
+  return DenseElementsAttr::get(type, ArrayRef<float>(values));
+}
+
+/// A value the importer's DequantizeLinear computes, mul(sub(cast<f32>(q),
+/// z), s) or mul(cast<f32>(q), s), from 8-bit integers q: q itself, its
+/// values when it is a constant, and z and s (step, zero: when both are
+/// one element).
+struct Dequantized {
+  Value integers;
+  bool isUnsigned = false;
+  std::optional<std::vector<double>> values;
+  Evaluated zeros, steps;
+  double step = 0, zero = 0;
+  double zeroAt(size_t i, ArrayRef<int64_t> shape) const {
+    return zeros.at(i, shape);
+  }
+  double stepAt(size_t i, ArrayRef<int64_t> shape) const {
+    return steps.at(i, shape);
+  }
+};
+
+/// The cast<f32> of 8-bit integers that `v` is, or null.
+CastOp integerCast(Value v) {
+  auto c = v.getDefiningOp<CastOp>();
+  if (!c || c.getInputFormat() || c.getResultFormat() ||
+      !getElementTypeOrSelf(v.getType()).isF32())
+    return nullptr;
+  auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(c.getInput().getType()));
+  return it && it.getWidth() == 8 ? c : nullptr;
+}
+
+std::optional<Dequantized> matchDequantized(Value v) {
+  // DequantizeLinear's last cast to its f32 output.
+  if (auto c = v.getDefiningOp<CastOp>();
+      c && getElementTypeOrSelf(c.getInput().getType()).isF32() &&
+      !c.getInputFormat() && !c.getResultFormat())
+    v = c.getInput();
+  auto mul = v.getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [centred, scale] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                std::pair(mul.getRhs(), mul.getLhs())}) {
+    Dequantized d;
+    CastOp q = integerCast(centred);
+    if (auto sub = centred.getDefiningOp<SubOp>(); !q && sub) {
+      q = integerCast(sub.getLhs());
+      std::optional<Evaluated> z = evaluate(sub.getRhs());
+      if (!q || !z)
+        continue;
+      d.zeros = *z;
+    } else {
+      d.zeros = Evaluated{{}, {0.0}};
+    }
+    std::optional<Evaluated> s = evaluate(scale);
+    if (!q || !s)
+      continue;
+    d.steps = *s;
+    d.integers = q.getInput();
+    d.isUnsigned = q.getInputUnsigned();
+    if (std::optional<Evaluated> e = evaluate(q.getResult()))
+      d.values = e->values;
+    if (d.steps.values.size() == 1 && d.zeros.values.size() == 1) {
+      d.step = d.steps.values[0];
+      d.zero = d.zeros.values[0];
+      double lo = d.isUnsigned ? 0 : -128, hi = d.isUnsigned ? 255 : 127;
+      if (!(d.step > 0) || !std::isfinite(d.step) || d.zero < lo ||
+          d.zero > hi || d.zero != std::nearbyint(d.zero))
+        return std::nullopt;
+    }
+    return d;
+  }
+  return std::nullopt;
+}
+
 /// A calibrated range of a contraction's input: [lo, hi], symmetric
 /// (lo = -hi) unless given as LO:HI.
 struct Range {
@@ -111,7 +292,10 @@ struct QuantizePass : tessel::impl::QuantizePassBase<QuantizePass> {
             << n << "', which is not a Conv, MatMul or Gemm node of the model";
         return signalPassFailure();
       }
-    recordLoweredContractions(getOperation(), quantized);
+    // (A pre-quantized model's contractions are its own precision, not
+    // one this pass lowered them to.)
+    if (!prequantizedOnly)
+      recordLoweredContractions(getOperation(), quantized);
   }
 
 private:
@@ -152,6 +336,13 @@ private:
       std::string node, opType;
       onnxNodeOf(op->getLoc(), node, opType);
       contractionNodes.insert(node);
+      if (prequantizedOnly) {
+        bool done = false;
+        if (!kept.contains(node) && !kept.contains(opType) &&
+            failed(prequantized(op, done)))
+          return failure();
+        continue;
+      }
       bool edge = i == 0 || i + 1 == contractions.size();
       if (kept.contains(node) || kept.contains(opType) ||
           (edge && !forced.contains(node)))
@@ -229,6 +420,47 @@ private:
     return success();
   }
 
+  /// The int8 form of contraction `op`: its constant weight (f32, or null
+  /// for a pre-quantized one), the channel axis of that weight, alpha and
+  /// the bias; nothing when the pass leaves `op` alone.
+  struct Form {
+    DenseElementsAttr w;
+    int64_t channelAxis = 0;
+    double alpha = 1.0;
+    Value bias;
+  };
+  static std::optional<Form> integerForm(Operation *op, bool constantWeight) {
+    Form form;
+    if (constantWeight) {
+      form.w = constantF32(op->getOperand(1));
+      if (!form.w)
+        return std::nullopt;
+    }
+    auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
+    if (isa<MatMulOp>(op)) {
+      if (wType.getRank() != 2)
+        return std::nullopt;
+      form.channelAxis = 1;
+    } else if (auto g = dyn_cast<GemmOp>(op)) {
+      if (g.getTransA() || (constantWeight && g.getTransB()) ||
+          (g.getC() && g.getBeta().convertToFloat() != 1.0f))
+        return std::nullopt;
+      form.channelAxis = 1;
+      form.alpha = g.getAlpha().convertToFloat();
+      form.bias = g.getC();
+    } else {
+      auto c = cast<ConvOp>(op);
+      form.channelAxis = c.getFilterDim();
+      form.bias = c.getBias();
+    }
+    // A Conv's bias computed at run time: left in f32 (none is, in
+    // practice; a pre-quantized model's int32 bias is a constant
+    // expression, folded).
+    if (isa<ConvOp>(op) && form.bias && !foldedF32(form.bias))
+      return std::nullopt;
+    return form;
+  }
+
   /// Rewrites `op` when its form is one this pass handles; success also
   /// when it leaves it alone.
   LogicalResult quantize(Operation *op, Range range, bool &done) {
@@ -240,49 +472,15 @@ private:
     // asymmetric one with the zero point that maps LO to 0. The zero
     // point's compensation is a constant of the epilogue, and a padded
     // Conv pads with the zero point (`input_zero_point`).
-    auto conv = dyn_cast<ConvOp>(op);
-    bool padded = conv && llvm::any_of(conv.getPads(),
-                                       [](int64_t p) { return p != 0; });
+    std::optional<Form> form = integerForm(op, /*constantWeight=*/true);
+    if (!form)
+      return success();
     bool fromZero = range.asymmetric && range.lo >= 0 && range.hi > 0;
     double amax = range.magnitude();
-    Value input = op->getOperand(0), weight = op->getOperand(1);
-    DenseElementsAttr w = constantF32(weight);
-    if (!w)
-      return success();
-    auto wType = cast<RankedTensorType>(w.getType());
-    int64_t channelAxis;
-    double alpha = 1.0;
-    Value bias;
-    if (auto m = dyn_cast<MatMulOp>(op)) {
-      if (wType.getRank() != 2)
-        return success();
-      channelAxis = 1;
-    } else if (auto g = dyn_cast<GemmOp>(op)) {
-      if (g.getTransA() || g.getTransB() ||
-          (g.getC() && g.getBeta().convertToFloat() != 1.0f))
-        return success();
-      channelAxis = 1;
-      alpha = g.getAlpha().convertToFloat();
-      bias = g.getC();
-    } else {
-      auto c = cast<ConvOp>(op);
-      channelAxis = c.getFilterDim();
-      bias = c.getBias();
-      // A bias computed at run time: left in f32 (none is, in practice).
-      if (bias && !constantF32(bias))
-        return success();
-    }
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    MLIRContext *ctx = op->getContext();
+    Value input = op->getOperand(0);
     OpBuilder b(op);
     Location loc = op->getLoc();
-    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8),
-         i32 = IntegerType::get(ctx, 32);
-    auto scalarF32 = [&](double v) -> Value {
-      auto t = RankedTensorType::get({}, f32);
-      return ConstantOp::create(b, loc,
-                                DenseElementsAttr::get(t, float(v)));
-    };
+    Type i8 = b.getI8Type();
     // xq = cast<u8>(round(x / s) + z), the cast saturating: s = A / 127
     // and z = 128 for a symmetric range; s = HI / 255 and z = 0 for a
     // range from LO >= 0; s = (HI - LO) / 255 and z = round(-LO / s) for
@@ -296,19 +494,151 @@ private:
       zero = std::clamp(std::nearbyint(-range.lo / step), 0.0, 255.0);
     }
     auto inType = cast<RankedTensorType>(input.getType());
-    Value scaled = MulOp::create(b, loc, inType, input, scalarF32(1.0 / step));
+    Value scaled =
+        MulOp::create(b, loc, inType, input, scalarF32(b, loc, 1.0 / step));
     Value rounded = RoundOp::create(b, loc, inType, scaled);
     if (zero != 0)
-      rounded = AddOp::create(b, loc, inType, rounded, scalarF32(zero));
+      rounded =
+          AddOp::create(b, loc, inType, rounded, scalarF32(b, loc, zero));
     Value xq = CastOp::create(b, loc, inType.clone(i8), rounded, false,
                               /*resultUnsigned=*/true);
-    QuantizedWeight qw = quantizeWeight(w, channelAxis);
+    QuantizedWeight qw = quantizeWeight(form->w, form->channelAxis);
+    return emitInteger(op, *form, xq, step, zero, std::move(qw), done);
+  }
+
+  /// A pre-quantized contraction (QDQ): input DequantizeLinear(xq, s, z)
+  /// of 8-bit integers with a per-tensor scale, weight
+  /// DequantizeLinear(Wq, s_w, z_w) of a constant with scales per output
+  /// channel (or one), as the importer writes them: mul(sub(cast(q), z),
+  /// s). It computes on xq and Wq - z_w; left alone when a part differs.
+  LogicalResult prequantized(Operation *op, bool &done) {
+    std::optional<Form> form = integerForm(op, /*constantWeight=*/false);
+    if (!form)
+      return success();
+    // (A strided 1x1 Conv reads a slice of it: tessel-subsample-pointwise-
+    // convs.)
+    Value input = op->getOperand(0);
+    auto slice = input.getDefiningOp<SliceOp>();
+    std::optional<Dequantized> x =
+        matchDequantized(slice ? slice.getInput() : input);
+    if (!x || x->values || x->steps.values.size() != 1 ||
+        x->zeros.values.size() != 1)
+      return success();
+    std::optional<Dequantized> w = matchDequantized(op->getOperand(1));
+    if (!w || !w->values)
+      return success();
+    auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
+    ArrayRef<int64_t> shape = wType.getShape();
+    int64_t channels = shape[form->channelAxis];
+    if (auto c = dyn_cast<ConvOp>(op); c && c.getFiltersLast())
+      return success();
+    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB())
+      channels = shape[0];
+    // The weight's integers less its zero point (in i8), and its scale
+    // per output channel.
+    int64_t inner = 1;
+    unsigned axis = form->channelAxis;
+    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB())
+      axis = 0;
+    for (size_t d = axis + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+    std::vector<int8_t> centred(wType.getNumElements());
+    std::vector<double> scales(channels, 0.0);
+    for (size_t i = 0; i < centred.size(); ++i) {
+      double v = w->values->at(i) - w->zeroAt(i, shape);
+      double s = w->stepAt(i, shape);
+      int64_t c = (int64_t(i) / inner) % channels;
+      if (v < -128 || v > 127 || !(s > 0) ||
+          (scales[c] != 0 && scales[c] != s))
+        return success();
+      centred[i] = int8_t(v);
+      scales[c] = s;
+    }
+    QuantizedWeight qw;
+    qw.scales = scales;
+    Type i8 = IntegerType::get(op->getContext(), 8);
+    SmallVector<int64_t> layout(shape);
+    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB()) {
+      // [N, K] -> [K, N], the MatMul's.
+      std::vector<int8_t> t(centred.size());
+      for (int64_t n = 0; n < shape[0]; ++n)
+        for (int64_t k = 0; k < shape[1]; ++k)
+          t[k * shape[0] + n] = centred[n * shape[1] + k];
+      centred = std::move(t);
+      layout = {shape[1], shape[0]};
+    }
+    bool filtersLast = false;
+    if (isa<ConvOp>(op)) {
+      // ONNX's F x C/group x K... as C/group x K... x F, the layout of
+      // tessel-fold-weight-transposes (the dot-product tiles start from it).
+      int64_t per = centred.size() / channels;
+      std::vector<int8_t> t(centred.size());
+      for (int64_t f = 0; f < channels; ++f)
+        for (int64_t r = 0; r < per; ++r)
+          t[r * channels + f] = centred[f * per + r];
+      centred = std::move(t);
+      layout.assign(shape.begin() + 1, shape.end());
+      layout.push_back(channels);
+      filtersLast = true;
+      form->channelAxis = layout.size() - 1;
+    }
+    qw.values = DenseElementsAttr::get(RankedTensorType::get(layout, i8),
+                                       ArrayRef<int8_t>(centred));
+    // An i8 input is read as u8: xq + 128 with the zero point + 128.
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value xq = x->integers;
+    double zero = x->zero;
+    if (slice) {
+      auto sliced = cast<SliceOp>(b.clone(*slice));
+      sliced->setOperand(0, xq);
+      sliced.getResult().setType(
+          cast<RankedTensorType>(slice.getType())
+              .clone(getElementTypeOrSelf(xq.getType())));
+      xq = sliced.getResult();
+    }
+    if (!x->isUnsigned) {
+      auto t = cast<RankedTensorType>(xq.getType());
+      Type i32 = b.getI32Type();
+      Value wide = CastOp::create(b, loc, t.clone(i32), xq, false, false);
+      Value shifted = AddOp::create(
+          b, loc, t.clone(i32), wide,
+          ConstantOp::create(b, loc,
+                             DenseElementsAttr::get(
+                                 RankedTensorType::get({}, i32), int32_t(128))));
+      xq = CastOp::create(b, loc, t, shifted, false, /*resultUnsigned=*/true);
+      zero += 128;
+    }
+    return emitInteger(op, *form, xq, x->step, zero, std::move(qw), done,
+                       filtersLast);
+  }
+
+  /// Replaces `op` by the integer contraction of `xq` (u8, i8 storage) and
+  /// `qw` (in the layout of `op`'s weight, or filters-last for a Conv when
+  /// `filtersLast`) and its f32 epilogue: the input is (xq - zero) * step.
+  LogicalResult emitInteger(Operation *op, Form form, Value xq, double step,
+                            double zero, QuantizedWeight qw, bool &done,
+                            bool filtersLast = false) {
+    auto conv = dyn_cast<ConvOp>(op);
+    filtersLast = filtersLast || (conv && conv.getFiltersLast());
+    bool padded = conv && llvm::any_of(conv.getPads(),
+                                       [](int64_t p) { return p != 0; });
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    MLIRContext *ctx = op->getContext();
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8),
+         i32 = IntegerType::get(ctx, 32);
+    int64_t channelAxis = form.channelAxis;
+    auto wType = cast<RankedTensorType>(qw.values.getType());
+    Value bias = form.bias;
+    double alpha = form.alpha;
     // A 1x1 Conv of stride 1 and one group is a MatMul of its weights
     // [F, C] by the input's pixels: with the weights filters-first, the
     // input channels of a filter are contiguous, the row operand of the
     // CPU's dot-product tiles (the pixels are its vectors).
     bool filtersFirst = false;
-    if (conv && conv.getFiltersLast() && conv.getGroup() == 1 &&
+    if (conv && filtersLast && conv.getGroup() == 1 &&
         llvm::all_of(conv.getStrides(), [](int64_t s) { return s == 1; }) &&
         llvm::all_of(wType.getShape().drop_front().drop_back(),
                      [](int64_t k) { return k == 1; })) {
@@ -333,7 +663,7 @@ private:
     // group of the CPU's dot products (vpdpbusd), for 4/3 of the products.
     SmallVector<int64_t> pads = conv ? SmallVector<int64_t>(conv.getPads())
                                      : SmallVector<int64_t>();
-    if (conv && conv.getFiltersLast() && conv.getGroup() == 1 &&
+    if (conv && filtersLast && !filtersFirst && conv.getGroup() == 1 &&
         wType.getRank() == 4 && wType.getDimSize(2) == 3 &&
         llvm::all_of(conv.getDilations(), [](int64_t d) { return d == 1; })) {
       ArrayRef<int64_t> shape = wType.getShape(); // C x KH x 3 x P
@@ -349,11 +679,11 @@ private:
           ArrayRef<int8_t>(widened));
       pads.back() += 1;
     }
-    Value wq = ConstantOp::create(b, weight.getLoc(), qw.values);
+    Value wq = ConstantOp::create(b, op->getOperand(1).getLoc(), qw.values);
     // The integer contraction.
     auto accType = resultType.clone(i32);
     Value acc;
-    if (auto conv = dyn_cast<ConvOp>(op)) {
+    if (conv) {
       auto q = cast<ConvOp>(b.clone(*op));
       if (q.getBias())
         q->eraseOperand(2);
@@ -362,8 +692,7 @@ private:
       q->getResult(0).setType(accType);
       q.setAccTypeAttr(TypeAttr::get(i32));
       q.setInputUnsigned(true);
-      if (filtersFirst)
-        q.setFiltersLast(false);
+      q.setFiltersLast(filtersLast && !filtersFirst);
       q.setPads(pads);
       if (padded && zero != 0)
         q.setInputZeroPoint(int64_t(zero));
@@ -382,7 +711,8 @@ private:
     // scale and bias broadcast along the channels (the last dim, or
     // Conv's dim 1); offset[c] = -z * sum_k Wq[k, c] * scale[c] takes the
     // zero point out of the sums.
-    int64_t channels = resultType.getDimSize(isa<ConvOp>(op) ? 1 : resultType.getRank() - 1);
+    int64_t channels =
+        resultType.getDimSize(conv ? 1 : resultType.getRank() - 1);
     std::vector<float> scale(channels), offset(channels, 0.0f);
     for (int64_t c = 0; c < channels; ++c)
       scale[c] = float(step * qw.scales[c] * alpha);
@@ -403,7 +733,7 @@ private:
         offset[c] = float(-zero * double(sums[c]) * double(scale[c]));
     }
     SmallVector<int64_t> channelShape = {channels};
-    if (isa<ConvOp>(op))
+    if (conv)
       channelShape.append(resultType.getRank() - 2, 1);
     auto channelType = RankedTensorType::get(channelShape, f32);
     Value y = CastOp::create(b, loc, resultType, acc, false, false);
@@ -419,9 +749,9 @@ private:
                              DenseElementsAttr::get(channelType,
                                                     ArrayRef<float>(offset))));
     if (bias) {
-      if (isa<ConvOp>(op))
-        bias = ConstantOp::create(b, loc,
-                                  constantF32(bias).reshape(channelType));
+      if (DenseElementsAttr values = foldedF32(bias))
+        bias = ConstantOp::create(
+            b, loc, conv ? values.reshape(channelType) : values);
       y = AddOp::create(b, loc, resultType, y, bias);
     }
     op->getResult(0).replaceAllUsesWith(y);

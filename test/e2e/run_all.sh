@@ -40,6 +40,9 @@ suite precision "$PY" "$HERE/precision_test.py" --bin-dir "$BIN_DIR" --work-dir 
 # variant against x86-64-v3 and numpy, on a seeded sweep of MatMul/Gemm
 # shapes; every variant the host supports runs.
 suite dot-products "$PY" "$HERE/dot_product_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/dot-products"
+# Pre-quantized (QDQ) Convs, MatMuls and Gemms as integer kernels, against
+# numpy's evaluation of the ONNX semantics.
+suite prequantized "$PY" "$HERE/prequantized_test.py" --bin-dir "$BIN_DIR" --work-dir "$WORK/prequantized"
 suite node-tests "$PY" "$HERE/node_tests.py" --bin-dir "$BIN_DIR" \
   --work-dir "$WORK/node-tests" -j "$JOBS" --conformance-md "$WORK/conformance.md"
 # The GPU targets' tiling (block tiles, fusion, row reductions split over
