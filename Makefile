@@ -26,7 +26,8 @@
 #               a second build with assertions, AddressSanitizer and
 #               UndefinedBehaviorSanitizer in build-sanitize/, then the runtime
 #               GoogleTests, the bad-input suite, a seeded 15 % of the ONNX node
-#               tests (SANITIZE_NODE_SAMPLE, SANITIZE_NODE_SEED) and a small sweep on it
+#               tests (SANITIZE_NODE_SAMPLE, SANITIZE_NODE_SEED), a small sweep, the
+#               dot-product kernels and the pre-quantized models on it
 
 BUILD      ?= build
 JOBS       ?= 2
@@ -120,6 +121,11 @@ test-sanitize: deps $(SANITIZE_BUILD)/build.ninja
 	echo "== sanitize: sweep of Conv, ConvTranspose, pooling, MatMul/Gemm and Resize shapes"; \
 	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/sweep_test.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
 	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/sweep --cases 20 || status=1; \
+	echo "== sanitize: int8/bf16 dot-product kernels and pre-quantized models"; \
+	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/dot_product_test.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
+	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/dot-products || status=1; \
+	$(SANITIZE_ENV) /usr/bin/python3 test/e2e/prequantized_test.py --bin-dir $(CURDIR)/$(SANITIZE_BUILD)/bin \
+	  --work-dir $(CURDIR)/$(SANITIZE_BUILD)/e2e/prequantized || status=1; \
 	exit $$status
 
 clean:

@@ -198,9 +198,10 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
     CPU computes fp8 by conversion, for its numerics (GPU fp8 tensor cores
     come with the tensor-core work).
 
-    The first and last contractions of a function stay f32 unless `lower`
-    names them, as do the nodes and ONNX op types `keep-fp32` names and
-    every contraction without a range.
+    The first and last contractions of a function and grouped Convs (int8:
+    no dot-product form) stay f32 unless `lower` names them, as do the
+    nodes and ONNX op types `keep-fp32` names and every contraction without
+    a range.
   }];
   let options = [
     Option<"format", "format", "std::string", "\"int8\"",

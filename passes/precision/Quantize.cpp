@@ -344,8 +344,13 @@ private:
         continue;
       }
       bool edge = i == 0 || i + 1 == contractions.size();
+      // A grouped Conv (depthwise: one channel per group) has no
+      // dot-product form, and its widened integer kernel is slower than
+      // f32's multiply-adds: f32 unless `lower` names it (int8).
+      auto conv = dyn_cast<ConvOp>(op);
+      bool grouped = !fp8 && conv && conv.getGroup() > 1;
       if (kept.contains(node) || kept.contains(opType) ||
-          (edge && !forced.contains(node)))
+          ((edge || grouped) && !forced.contains(node)))
         continue;
       auto range = ranges.find(node);
       if (range == ranges.end() || range->second.magnitude() <= 0)
@@ -529,6 +534,20 @@ private:
       return success();
     auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
     ArrayRef<int64_t> shape = wType.getShape();
+    // The integers have the weight's shape; its zero points and scales
+    // broadcast to it.
+    auto broadcastsTo = [&](ArrayRef<int64_t> from) {
+      if (from.size() > shape.size())
+        return false;
+      for (size_t d = 0; d < from.size(); ++d)
+        if (from[d] != 1 && from[d] != shape[shape.size() - from.size() + d])
+          return false;
+      return true;
+    };
+    if (!wType.hasStaticShape() ||
+        cast<RankedTensorType>(w->integers.getType()).getShape() != shape ||
+        !broadcastsTo(w->zeros.shape) || !broadcastsTo(w->steps.shape))
+      return success();
     int64_t channels = shape[form->channelAxis];
     if (auto c = dyn_cast<ConvOp>(op); c && c.getFiltersLast())
       return success();

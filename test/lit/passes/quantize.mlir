@@ -7,7 +7,7 @@
 // before the bias. The first and last contractions stay f32 unless
 // `lower` names them; so do contractions without a range, kept ones, and
 // forms the pass does not handle (a weight computed at run time).
-// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1,p=1.27,t=2.54 lower=g,m,c,p,t" --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1,p=1.27,t=2.54,d0=1,d=1,e=1,d1=1 lower=g,m,c,p,t,e" --canonicalize | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7,w=1" | FileCheck %s --check-prefix=EDGES
 // RUN: tessel-opt %s --split-input-file --tessel-quantize="amax=g=2.54,m=1.27,c=12.7 keep-fp32=Gemm lower=g,m,c" | FileCheck %s --check-prefix=KEEP
 // RUN: not tessel-opt %s --split-input-file --tessel-quantize="amax=g" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -145,6 +145,21 @@ func.func @conv3x3_padded(%i: tensor<1x1x5x5xf32>) -> tensor<1x2x3x3xf32> {
   %k = tessel.constant dense<[[[[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]], [[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]], [[1.0, -0.5], [1.0, -0.5], [1.0, -0.5]]]]> : tensor<1x3x3x2xf32>
   %c = tessel.conv %i, %k {dilations = array<i64: 1, 1>, filters_last, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>, tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32> loc("t"("Conv"("m.onnx":0:0)))
   return %c : tensor<1x2x3x3xf32>
+}
+
+// A grouped Conv (depthwise) stays f32 unless `lower` names it: it has no
+// dot-product form (d); e is named.
+// CHECK-LABEL: func.func @grouped
+// CHECK:         tessel.conv %{{.+}} {dilations = array<i64: 1, 1>, group = 2 : i64, {{.*}}} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+// CHECK-NEXT:    tessel.conv %{{.+}} {dilations = array<i64: 1, 1>, group = 2 : i64, {{.*}}} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+// CHECK:         tessel.conv %{{.+}} {acc_type = i32, dilations = array<i64: 1, 1>, group = 2 : i64, input_unsigned, {{.*}}} : (tensor<1x2x2x2xi8>, tensor<2x1x1x1xi8>) -> tensor<1x2x2x2xi32>
+func.func @grouped(%i: tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %k = tessel.constant dense<[[[[1.0]]], [[[-3.0]]]]> : tensor<2x1x1x1xf32>
+  %a = tessel.conv %i, %k {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("d0"("Conv"("m.onnx":0:0)))
+  %b = tessel.conv %a, %k {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("d"("Conv"("m.onnx":0:0)))
+  %c = tessel.conv %b, %k {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("e"("Conv"("m.onnx":0:0)))
+  %d = tessel.conv %c, %k {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("d1"("Conv"("m.onnx":0:0)))
+  return %d : tensor<1x2x2x2xf32>
 }
 
 // BAD: tessel-quantize: bad amax entry 'g' (NODE=A with A >= 0, or NODE=LO:HI)
