@@ -792,13 +792,16 @@ bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind,
          acc.getType() == f32 && (operands(x, y) || operands(y, x));
 }
 
-/// The static strides of memref `v`, if it has them.
-std::optional<SmallVector<int64_t>> staticStrides(Value v) {
+/// The strides of memref `v` (ShapedType::kDynamic where only known at
+/// run time), if its layout is strided. A dot-product tile needs static
+/// strides in the dims it vectorizes and groups only: the others (a
+/// sequence-first activation [S, B, K] with a run-time batch) step between
+/// rows and tiles.
+std::optional<SmallVector<int64_t>> memrefStrides(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  if (!type || failed(type.getStridesAndOffset(strides, offset)))
     return std::nullopt;
   return strides;
 }
@@ -826,8 +829,10 @@ std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   std::optional<unsigned> outDim =
       out.getResultPosition(getAffineDimExpr(n, ctx));
+  std::optional<SmallVector<int64_t>> outStrides =
+      memrefStrides(op.getDpsInitOperand(0)->get());
   if (!outDim || !out.isFunctionOfDim(m) || !out.isProjectedPermutation() ||
-      !staticStrides(op.getDpsInitOperand(0)->get()))
+      !outStrides || ShapedType::isDynamic((*outStrides)[*outDim]))
     return std::nullopt;
   // The inputs' indices as linear forms; which is the rows', which the
   // vectors'.
@@ -845,7 +850,7 @@ std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
         return std::nullopt;
       operand.forms.push_back(*form);
     }
-    std::optional<SmallVector<int64_t>> strides = staticStrides(input->get());
+    std::optional<SmallVector<int64_t>> strides = memrefStrides(input->get());
     if (!strides || operand.forms.empty())
       return std::nullopt;
     operand.strides = *strides;
@@ -931,19 +936,21 @@ std::optional<DotTile> dotTile(linalg::LinalgOp op, const RegisterTile &tile,
 /// each 32-bit lane holds one column's group; one instruction per row and
 /// vector. Each output vector is read and written through its own view, so
 /// hoistAccumulators keeps it in a register across the reduction.
-/// Fails, creating nothing, when an operand's strides are not static (the
-/// checks of dotTile, on the tile's views).
+/// Fails, creating nothing, when the group's, the vectors' or the outputs'
+/// strides are not the static ones dotTile checks (on the tile's views).
 LogicalResult emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
                           const RegisterTile &tile, const DotTile &dot,
                           unsigned vectorBits, int64_t rows, int64_t extent) {
   Value rowOperand = op.getDpsInputOperand(dot.rowInput)->get();
   Value vectorOperand = op.getDpsInputOperand(dot.vectorInput)->get();
   Value out = op.getDpsInitOperand(0)->get();
-  std::optional<SmallVector<int64_t>> rowStrides = staticStrides(rowOperand);
+  std::optional<SmallVector<int64_t>> rowStrides = memrefStrides(rowOperand);
   std::optional<SmallVector<int64_t>> vectorStrides =
-      staticStrides(vectorOperand);
+      memrefStrides(vectorOperand);
+  std::optional<SmallVector<int64_t>> outStrides = memrefStrides(out);
   if (!rowStrides || (*rowStrides)[dot.rowDim] != 1 || !vectorStrides ||
-      vectorStrides->back() != 1 || !staticStrides(out))
+      vectorStrides->back() != 1 || !outStrides ||
+      ShapedType::isDynamic((*outStrides)[dot.outDim]))
     return failure();
   // Output vectors along a dim other than the last (a Conv's channels)
   // are read and written element by element, once per tile.

@@ -7,7 +7,8 @@ The x86-64-v4+avx512bf16+avx512vnni variant computes int8 MatMul and Gemm
 tiles with vpdpbusd and bf16 ones with vdpbf16ps (tessel-tile-and-vectorize,
 design.md section 8); x86-64-v3 computes them as widened multiply-adds. A
 seeded sweep of shapes (full and partial register tiles, reductions that are
-not a multiple of the group, one row, batched MatMul, Gemm with a bias, 1x1
+not a multiple of the group, one row, batched MatMul, a sequence-first one
+with a run-time batch (rows a run-time stride apart), Gemm with a bias, 1x1
 Convs: their weights are the rows, the pixels the vectors; padded 3x3 Convs
 of stride 1 and 2: the input the rows, with one tap more per kernel row) is
 compiled for both variants at --precision int8 and bf16, and every variant
@@ -52,6 +53,7 @@ def cases(seed=21):
              ("one-row", "MatMul", None, 1, 64, 64),
              ("k3-n33", "MatMul", None, 9, 3, 33),
              ("batched", "MatMul", 3, 20, 40, 48),
+             ("seq-first", "MatMulSeqFirst", 3, 24, 64, 48),
              ("gemm-bias", "Gemm", None, 19, 96, 80),
              ("conv-56", "Conv1x1", None, 56, 64, 24),
              ("conv-7", "Conv1x1", None, 7, 128, 16),
@@ -80,6 +82,8 @@ def make_model(path, op, batch, m, k, n, rng):
     w = rng.standard_normal((k * kernel * kernel, n)).astype(np.float32)
     shape_x = ([batch] if batch else []) + ["M", k]
     shape_y = ([batch] if batch else []) + ["M", n]
+    if op == "MatMulSeqFirst":  # [M, B, K], B at run time: rows B * K apart
+        shape_x, shape_y, op = [m, "B", k], [m, "B", n], "MatMul"
     inits = [numpy_helper.from_array(w if op == "MatMul" else w.T.copy(), "w")]
     if op in CONVS:  # weights [N, K, KH, KW], a bias
         _, stride, pad = CONVS[op]
@@ -182,6 +186,7 @@ def main():
         w, bias = make_model(model, op, batch, m, k, n, rng)
         conv = op in CONVS
         x = rng.standard_normal([2, k, m, m] if conv else
+                                [m, batch, k] if op == "MatMulSeqFirst" else
                                 ([batch] if batch else []) + [m, k]).astype(np.float32)
         np.save(os.path.join(case_dir, "x.npy"), x)
         np.save(os.path.join(case_dir, "cal", "x.npy"), x)

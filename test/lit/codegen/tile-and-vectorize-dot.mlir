@@ -154,3 +154,24 @@ func.func @conv3x3_bf16_taps3(%x: memref<1x1x6x6xbf16>, %w: memref<1x3x3x16xbf16
   }
   return
 }
+
+// -----
+
+// A sequence-first activation [S, B, K] with a run-time B: its rows are a
+// run-time stride apart, and only the group's dim (K) and the vectors' and
+// outputs' dims need static strides.
+// CHECK-LABEL: func.func @seq_first(
+// CHECK:         scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(
+// CHECK-COUNT-16:  llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func @seq_first(%a: memref<8x?x64xi8>, %b: memref<64x32xi8>, %y: memref<8x?x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(s, t, n, k) -> (s, t, k)>, affine_map<(s, t, n, k) -> (k, n)>, affine_map<(s, t, n, k) -> (s, t, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x?x64xi8>, memref<64x32xi8>) outs(%y : memref<8x?x32xi32>) {
+  ^bb0(%x: i8, %w: i8, %acc: i32):
+    %xe = arith.extui %x : i8 to i32
+    %we = arith.extsi %w : i8 to i32
+    %p = arith.muli %xe, %we : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
