@@ -182,8 +182,11 @@ def QuantizePass : Pass<"tessel-quantize", "::mlir::ModuleOp"> {
     (mul(sub(cast<f32>(q), z), s)), computes on xq (an i8 one read as u8:
     xq + 128, z + 128) and Wq - z_w (which must fit i8) the same way, with
     those scales; no calibration, every such contraction, first and last
-    included (the model chose its precision). Other forms stay as the
-    model has them.
+    included (the model chose its precision). So do the i32 contractions
+    of centred integers that MatMulInteger, ConvInteger and the QLinear
+    ops are written as (sub(cast<i32>(q), z) by a constant weight): the
+    same u8 x i8 contraction less z * sum_k W[k, c] in i32, exactly, plus
+    their i32 bias. Other forms stay as the model has them.
     So the scales are folded at compile time, and the dequantization, the
     bias and whatever follows (an activation, the next layer's
     quantization) fuse into the contraction's epilogue

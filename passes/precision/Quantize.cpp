@@ -130,12 +130,15 @@ std::optional<Evaluated> evaluate(Value v) {
   }
   if (auto c = dyn_cast_or_null<CastOp>(op)) {
     Type in = c.getInput().getType(), out = type.getElementType();
-    if (!out.isF32() || c.getInputFormat() || c.getResultFormat())
+    auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(in));
+    // To f32, or an integer widened to i32 (exact either way).
+    bool widens = it && out.isInteger(32) && it.getWidth() < 32 &&
+                  !c.getResultUnsigned();
+    if (!(out.isF32() || widens) || c.getInputFormat() || c.getResultFormat())
       return std::nullopt;
     std::optional<Evaluated> e = evaluate(c.getInput());
     if (!e)
       return std::nullopt;
-    auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(in));
     if (it && c.getInputUnsigned())
       for (double &x : e->values)
         if (x < 0)
@@ -154,7 +157,8 @@ std::optional<Evaluated> evaluate(Value v) {
   // f32 arithmetic, rounded to f32 as the kernel would (a quantized bias:
   // DequantizeLinear of int32).
   if (isa_and_nonnull<MulOp, SubOp, AddOp>(op) &&
-      type.getElementType().isF32()) {
+      (type.getElementType().isF32() || type.getElementType().isInteger(32))) {
+    bool f32 = type.getElementType().isF32();
     std::optional<Evaluated> l = evaluate(op->getOperand(0)),
                              r = evaluate(op->getOperand(1));
     if (!l || !r)
@@ -162,10 +166,17 @@ std::optional<Evaluated> evaluate(Value v) {
     Evaluated e{SmallVector<int64_t>(type.getShape()), {}};
     int64_t n = type.getNumElements();
     for (int64_t i = 0; i < n; ++i) {
-      float a = float(l->at(i, e.shape)), b = float(r->at(i, e.shape));
-      e.values.push_back(isa<MulOp>(op)   ? a * b
-                         : isa<SubOp>(op) ? a - b
-                                          : a + b);
+      double a = l->at(i, e.shape), b = r->at(i, e.shape);
+      if (f32) { // rounded as the kernel would
+        float x = float(a), y = float(b);
+        e.values.push_back(isa<MulOp>(op)   ? x * y
+                           : isa<SubOp>(op) ? x - y
+                                            : x + y);
+      } else { // i32: the small integers of zero points, exact in double
+        e.values.push_back(isa<MulOp>(op)   ? a * b
+                           : isa<SubOp>(op) ? a - b
+                                            : a + b);
+      }
     }
     return e;
   }
@@ -203,17 +214,71 @@ struct Dequantized {
   }
 };
 
-/// The cast<f32> of 8-bit integers that `v` is, or null.
+/// The cast<f32> or cast<i32> of 8-bit integers that `v` is, or null.
 CastOp integerCast(Value v) {
   auto c = v.getDefiningOp<CastOp>();
+  Type out = getElementTypeOrSelf(v.getType());
   if (!c || c.getInputFormat() || c.getResultFormat() ||
-      !getElementTypeOrSelf(v.getType()).isF32())
+      !(out.isF32() || out.isInteger(32)))
     return nullptr;
   auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(c.getInput().getType()));
   return it && it.getWidth() == 8 ? c : nullptr;
 }
 
+/// `centred` as sub(cast(q), z) or cast(q) of 8-bit integers q, into `d`
+/// (its scale 1); false when it is neither.
+bool matchCentred(Value centred, Dequantized &d) {
+  CastOp q = integerCast(centred);
+  if (auto sub = centred.getDefiningOp<SubOp>(); !q && sub) {
+    q = integerCast(sub.getLhs());
+    std::optional<Evaluated> z = evaluate(sub.getRhs());
+    if (!q || !z)
+      return false;
+    d.zeros = *z;
+  } else {
+    d.zeros = Evaluated{{}, {0.0}};
+  }
+  if (!q)
+    return false;
+  d.steps = Evaluated{{}, {1.0}};
+  d.integers = q.getInput();
+  d.isUnsigned = q.getInputUnsigned();
+  if (std::optional<Evaluated> e = evaluate(q.getResult()))
+    d.values = e->values;
+  return true;
+}
+
+/// Sets `d`'s per-tensor step and zero when both are one element; false
+/// when they are invalid (a step not above 0, a zero point outside the
+/// integers' range or not an integer).
+bool perTensor(Dequantized &d) {
+  if (d.steps.values.size() != 1 || d.zeros.values.size() != 1)
+    return true;
+  d.step = d.steps.values[0];
+  d.zero = d.zeros.values[0];
+  double lo = d.isUnsigned ? 0 : -128, hi = d.isUnsigned ? 255 : 127;
+  return d.step > 0 && std::isfinite(d.step) && d.zero >= lo && d.zero <= hi &&
+         d.zero == std::nearbyint(d.zero);
+}
+
+/// The 8-bit integers behind an operand of a contraction: the importer's
+/// DequantizeLinear, mul(sub(cast<f32>(q), z), s) or mul(cast<f32>(q), s),
+/// for an f32 one; the centred integers of MatMulInteger, ConvInteger and
+/// the QLinear ops, sub(cast<i32>(q), z) or cast<i32>(q), for an i32 one.
 std::optional<Dequantized> matchDequantized(Value v) {
+  Dequantized d;
+  if (getElementTypeOrSelf(v.getType()).isInteger(32)) {
+    if (matchCentred(v, d))
+      return perTensor(d) ? std::optional(d) : std::nullopt;
+    // A constant weight, its zero point folded in.
+    std::optional<Evaluated> e = evaluate(v);
+    if (!e)
+      return std::nullopt;
+    d.values = e->values;
+    d.zeros = Evaluated{{}, {0.0}};
+    d.steps = Evaluated{{}, {1.0}};
+    return d;
+  }
   // DequantizeLinear's last cast to its f32 output.
   if (auto c = v.getDefiningOp<CastOp>();
       c && getElementTypeOrSelf(c.getInput().getType()).isF32() &&
@@ -224,33 +289,13 @@ std::optional<Dequantized> matchDequantized(Value v) {
     return std::nullopt;
   for (auto [centred, scale] : {std::pair(mul.getLhs(), mul.getRhs()),
                                 std::pair(mul.getRhs(), mul.getLhs())}) {
-    Dequantized d;
-    CastOp q = integerCast(centred);
-    if (auto sub = centred.getDefiningOp<SubOp>(); !q && sub) {
-      q = integerCast(sub.getLhs());
-      std::optional<Evaluated> z = evaluate(sub.getRhs());
-      if (!q || !z)
-        continue;
-      d.zeros = *z;
-    } else {
-      d.zeros = Evaluated{{}, {0.0}};
-    }
     std::optional<Evaluated> s = evaluate(scale);
-    if (!q || !s)
+    if (!s || !getElementTypeOrSelf(centred.getType()).isF32() ||
+        !matchCentred(centred, d))
       continue;
     d.steps = *s;
-    d.integers = q.getInput();
-    d.isUnsigned = q.getInputUnsigned();
-    if (std::optional<Evaluated> e = evaluate(q.getResult()))
-      d.values = e->values;
-    if (d.steps.values.size() == 1 && d.zeros.values.size() == 1) {
-      d.step = d.steps.values[0];
-      d.zero = d.zeros.values[0];
-      double lo = d.isUnsigned ? 0 : -128, hi = d.isUnsigned ? 255 : 127;
-      if (!(d.step > 0) || !std::isfinite(d.step) || d.zero < lo ||
-          d.zero > hi || d.zero != std::nearbyint(d.zero))
-        return std::nullopt;
-    }
+    if (!perTensor(d))
+      return std::nullopt;
     return d;
   }
   return std::nullopt;
@@ -326,11 +371,19 @@ private:
     for (const std::string &n : lowerNodes)
       forced.insert(n);
     // The function's contractions, in order: the first and last stay f32.
+    // (And, pre-quantized, the i32 ones of MatMulInteger, ConvInteger and
+    // the QLinear ops.)
     SmallVector<Operation *> contractions;
-    for (Operation &op : main.getBody().front())
-      if (isa<ConvOp, MatMulOp, GemmOp>(op) &&
-          getElementTypeOrSelf(op.getResult(0).getType()).isF32())
+    for (Operation &op : main.getBody().front()) {
+      Type result = isa<ConvOp, MatMulOp, GemmOp>(op)
+                        ? getElementTypeOrSelf(op.getResult(0).getType())
+                        : Type();
+      if (result && (result.isF32() ||
+                     (prequantizedOnly && result.isInteger(32) &&
+                      getElementTypeOrSelf(op.getOperand(0).getType())
+                          .isInteger(32))))
         contractions.push_back(&op);
+    }
     for (size_t i = 0; i < contractions.size(); ++i) {
       Operation *op = contractions[i];
       std::string node, opType;
@@ -461,7 +514,9 @@ private:
     // A Conv's bias computed at run time: left in f32 (none is, in
     // practice; a pre-quantized model's int32 bias is a constant
     // expression, folded).
-    if (isa<ConvOp>(op) && form.bias && !foldedF32(form.bias))
+    bool integer = getElementTypeOrSelf(op->getResult(0).getType())
+                       .isInteger(32);
+    if (isa<ConvOp>(op) && form.bias && !integer && !foldedF32(form.bias))
       return std::nullopt;
     return form;
   }
@@ -545,12 +600,15 @@ private:
       return true;
     };
     if (!wType.hasStaticShape() ||
-        cast<RankedTensorType>(w->integers.getType()).getShape() != shape ||
+        (w->integers &&
+         cast<RankedTensorType>(w->integers.getType()).getShape() != shape) ||
         !broadcastsTo(w->zeros.shape) || !broadcastsTo(w->steps.shape))
       return success();
     int64_t channels = shape[form->channelAxis];
-    if (auto c = dyn_cast<ConvOp>(op); c && c.getFiltersLast())
-      return success();
+    // (A constant weight of the integer ops is folded, and laid out
+    // filters-last by tessel-fold-weight-transposes.)
+    auto conv = dyn_cast<ConvOp>(op);
+    bool alreadyFiltersLast = conv && conv.getFiltersLast();
     if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB())
       channels = shape[0];
     // The weight's integers less its zero point (in i8), and its scale
@@ -586,8 +644,8 @@ private:
       centred = std::move(t);
       layout = {shape[1], shape[0]};
     }
-    bool filtersLast = false;
-    if (isa<ConvOp>(op)) {
+    bool filtersLast = alreadyFiltersLast;
+    if (conv && !alreadyFiltersLast) {
       // ONNX's F x C/group x K... as C/group x K... x F, the layout of
       // tessel-fold-weight-transposes (the dot-product tiles start from it).
       int64_t per = centred.size() / channels;
@@ -733,6 +791,7 @@ private:
     int64_t channels =
         resultType.getDimSize(conv ? 1 : resultType.getRank() - 1);
     std::vector<float> scale(channels), offset(channels, 0.0f);
+    std::vector<int64_t> sums(channels, 0);
     for (int64_t c = 0; c < channels; ++c)
       scale[c] = float(step * qw.scales[c] * alpha);
     if (zero != 0) {
@@ -742,7 +801,6 @@ private:
       int64_t inner = 1;
       for (size_t d = channelAxis + 1; d < wShape.size(); ++d)
         inner *= wShape[d];
-      std::vector<int64_t> sums(channels, 0);
       auto values = qw.values.getValues<int8_t>();
       for (size_t i = 0; i < size_t(qw.values.getNumElements()); ++i)
         if (int64_t c = (int64_t(i) / inner) % wShape[channelAxis];
@@ -754,6 +812,31 @@ private:
     SmallVector<int64_t> channelShape = {channels};
     if (conv)
       channelShape.append(resultType.getRank() - 2, 1);
+    if (resultType.getElementType().isInteger(32)) {
+      // The centred integers' sums (MatMulInteger, ConvInteger, the
+      // QLinear ops): acc - z * sum_k Wq[k, c], exact, and the i32 bias.
+      auto i32Channels = RankedTensorType::get(channelShape, i32);
+      Value y = acc;
+      if (zero != 0) {
+        std::vector<int32_t> offsets(channels);
+        for (int64_t c = 0; c < channels; ++c)
+          offsets[c] = int32_t(-int64_t(zero) * sums[c]); // |.| < 2^31
+        y = AddOp::create(b, loc, resultType, y,
+                          ConstantOp::create(
+                              b, loc,
+                              DenseElementsAttr::get(
+                                  i32Channels, ArrayRef<int32_t>(offsets))));
+      }
+      if (bias)
+        y = AddOp::create(b, loc, resultType, y,
+                          conv ? ReshapeOp::create(b, loc, i32Channels, bias)
+                                     .getResult()
+                               : bias);
+      op->getResult(0).replaceAllUsesWith(y);
+      op->erase();
+      done = true;
+      return success();
+    }
     auto channelType = RankedTensorType::get(channelShape, f32);
     Value y = CastOp::create(b, loc, resultType, acc, false, false);
     y = MulOp::create(

@@ -10,7 +10,9 @@ channel or one; bias: DequantizeLinear of int32 with scale x_scale * w_scale)
 -> QuantizeLinear -> DequantizeLinear. Covered: padded 3x3 Convs with a u8
 and an i8 input, a strided 3x3 one, a strided 1x1 one (read through a
 slice), a depthwise one, MatMul with i8 and u8 weights, Gemm with transB
-and a bias.
+and a bias. And the integer ops with constant weights (ORT's QOperator
+form): ConvInteger, MatMulInteger, QLinearConv (padded, with a bias) and
+QLinearMatMul, whose outputs must equal numpy's integer evaluation exactly.
 
 For each model:
   * `tessel-compile --emit graph-opt` must show every contraction with
@@ -196,6 +198,78 @@ def make_case(path, op, p, rng):
     return x, ref, y_scale, near_tie
 
 
+def integer_cases():
+    """(name, op, params) of the integer ops."""
+    return [
+        ("convinteger", "ConvInteger", dict(c=8, f=12, side=9, k=3, stride=1, pad=1,
+                                            x_type=np.uint8)),
+        ("matmulinteger", "MatMulInteger", dict(m=10, k=40, n=24, x_type=np.int8)),
+        ("qlinearconv", "QLinearConv", dict(c=8, f=16, side=8, k=3, stride=2, pad=1,
+                                            x_type=np.uint8)),
+        ("qlinearmatmul", "QLinearMatMul", dict(m=12, k=36, n=20, x_type=np.uint8)),
+    ]
+
+
+def make_integer_case(path, op, p, rng):
+    """Writes the model; returns (x, the exact reference output)."""
+    x_type = p["x_type"]
+    info = np.iinfo(x_type)
+    x_zero = x_type(int(rng.integers(info.min + 50, info.max - 50)))
+    conv = op in ("ConvInteger", "QLinearConv")
+    if conv:
+        x = rng.integers(info.min, info.max + 1, (2, p["c"], p["side"], p["side"])).astype(x_type)
+        w_shape, channels = (p["f"], p["c"], p["k"], p["k"]), p["f"]
+    else:
+        x = rng.integers(info.min, info.max + 1, (p["m"], p["k"])).astype(x_type)
+        w_shape, channels = (p["k"], p["n"]), p["n"]
+    wq = rng.integers(-120, 121, w_shape).astype(np.int8)
+    w_zero = np.int8(int(rng.integers(-5, 6)))
+    xc = x.astype(np.int64) - int(x_zero)
+    wc = wq.astype(np.int64) - int(w_zero)
+    if conv:
+        acc = np.rint(conv_ref(xc.astype(np.float64), wc.astype(np.float64), None, 1,
+                               p["stride"], p["pad"])).astype(np.int64)
+    else:
+        acc = xc @ wc
+    conv_attrs = dict(kernel_shape=[p["k"]] * 2, strides=[p["stride"]] * 2,
+                      pads=[p["pad"]] * 4) if conv else {}
+    inits = [numpy_helper.from_array(wq, "w"),
+             numpy_helper.from_array(np.array(x_zero, x_type), "xz"),
+             numpy_helper.from_array(np.array(w_zero, np.int8), "wz")]
+    if op in ("ConvInteger", "MatMulInteger"):
+        node = helper.make_node(op, ["x", "w", "xz", "wz"], ["y"], name="op", **conv_attrs)
+        ref, out_type = acc.astype(np.int32), TensorProto.INT32
+    else:
+        x_scale, w_scale = F32(0.02), F32(0.011)
+        y_scale, y_zero = F32(float(np.abs(acc).max()) * 0.02 * 0.011 / 100), np.uint8(120)
+        inits += [numpy_helper.from_array(np.array(x_scale), "xs"),
+                  numpy_helper.from_array(np.array(w_scale), "ws"),
+                  numpy_helper.from_array(np.array(y_scale), "ys"),
+                  numpy_helper.from_array(np.array(y_zero), "yz")]
+        names = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+        if conv:
+            bias = rng.integers(-3000, 3000, channels).astype(np.int32)
+            inits.append(numpy_helper.from_array(bias, "b"))
+            names.append("b")
+            acc = acc + bias.reshape(1, -1, 1, 1)
+        node = helper.make_node(op, names, ["y"], name="op", **conv_attrs)
+        factor = np.float64(F32(F32(x_scale * w_scale) / y_scale))
+        ref = np.clip(np.rint(acc.astype(np.float64) * factor) + int(y_zero), 0,
+                      255).astype(np.uint8)
+        out_type = TensorProto.UINT8
+    elem = TensorProto.UINT8 if x_type == np.uint8 else TensorProto.INT8
+    in_shape = ["N", p["c"], p["side"], p["side"]] if conv else ["M", p["k"]]
+    out_shape = (["N", channels, ref.shape[2], ref.shape[3]] if conv else ["M", channels])
+    graph = helper.make_graph(
+        [node], "integer", [helper.make_tensor_value_info("x", elem, in_shape)],
+        [helper.make_tensor_value_info("y", out_type, out_shape)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return x, ref
+
+
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
     if p.returncode != 0:
@@ -254,6 +328,39 @@ def main():
                 i = np.unravel_index(np.argmax(bad), bad.shape)
                 problems.append(f"{variant}: {int(bad.sum())} of {bad.size} outputs off "
                                 f"(first at {i}: {y[i]} vs {ref[i]}, step {step})")
+        if problems:
+            print(f"FAIL {name}: " + "; ".join(problems))
+            failed += 1
+        else:
+            passed += 1
+    for name, op, p in integer_cases():
+        case_dir = os.path.join(args.work_dir, name)
+        os.makedirs(case_dir)
+        model = os.path.join(case_dir, "model.onnx")
+        problems = []
+        try:
+            x, ref = make_integer_case(model, op, p, rng)
+            np.save(os.path.join(case_dir, "x.npy"), x)
+            ir = run([compile_bin, model, "--emit", "graph-opt"])
+            kind = "conv" if "Conv" in op else "matmul"
+            lines = [l for l in ir.splitlines() if re.search(r"tessel\.%s " % kind, l)]
+            if not lines or any("acc_type = i32" not in l or "xi8>, tensor<" not in l
+                                for l in lines):
+                problems.append("the contraction is not on 8-bit integers:\n" +
+                                "\n".join(lines or ["(none)"]))
+            artifact = os.path.join(case_dir, "model.tsl")
+            run([compile_bin, model, "-o", artifact])
+            for variant in runnable:
+                out = os.path.join(case_dir, variant)
+                run([run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
+                     "-o", out, "--cpu-variant", variant])
+                y = np.load(os.path.join(out, "y.npy"))
+                if y.dtype != ref.dtype or not np.array_equal(y, ref):
+                    bad = np.argwhere(y.astype(np.int64) != ref.astype(np.int64))
+                    problems.append(f"{variant}: {len(bad)} of {ref.size} outputs differ "
+                                    f"(first at {tuple(bad[0]) if len(bad) else None})")
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            problems.append(str(e))
         if problems:
             print(f"FAIL {name}: " + "; ".join(problems))
             failed += 1

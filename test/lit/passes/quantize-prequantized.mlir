@@ -89,3 +89,22 @@ func.func @left_alone(%xq: tensor<4x2xi8>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
   %y2 = tessel.matmul %xd2, %wd2 : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32> loc("n"("MatMul"("m.onnx":0:0)))
   return %y, %y2 : tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// MatMulInteger's body: (A - 3) @ W in i32, W a folded constant; the u8
+// contraction less 3 * sum_k W[k, n] = 3 * [4, 2], exactly.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK-DAG:     %[[W:.+]] = tessel.constant dense<{{\[\[}}1, -2], [3, 4]]> : tensor<2x2xi8>
+// CHECK-DAG:     %[[O:.+]] = tessel.constant dense<[-12, -6]> : tensor<2xi32>
+// CHECK:         %[[ACC:.+]] = tessel.matmul %arg0, %[[W]] {acc_type = i32, input_unsigned} : (tensor<4x2xi8>, tensor<2x2xi8>) -> tensor<4x2xi32>
+// CHECK:         tessel.add %[[ACC]], %[[O]] : (tensor<4x2xi32>, tensor<2xi32>) -> tensor<4x2xi32>
+func.func @matmul_integer(%aq: tensor<4x2xi8>) -> tensor<4x2xi32> {
+  %z = tessel.constant dense<3> : tensor<i8>
+  %a = tessel.cast %aq {input_unsigned} : (tensor<4x2xi8>) -> tensor<4x2xi32>
+  %zi = tessel.cast %z {input_unsigned} : (tensor<i8>) -> tensor<i32>
+  %ac = tessel.sub %a, %zi : (tensor<4x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+  %w = tessel.constant dense<[[1, -2], [3, 4]]> : tensor<2x2xi32>
+  %y = tessel.matmul %ac, %w : (tensor<4x2xi32>, tensor<2x2xi32>) -> tensor<4x2xi32> loc("m"("MatMulInteger"("m.onnx":0:0)))
+  return %y : tensor<4x2xi32>
+}
