@@ -207,7 +207,7 @@ LogicalResult tessel::compileOnnxModel(MLIRContext &context,
   }
 
   if ((options.precision == "int8" || options.precision == "fp8") &&
-      options.quantRanges.empty())
+      options.quantRanges.empty() && !options.calibrated)
     return emitError(fileLoc)
            << "--precision " << options.precision
            << " needs the ranges of calibration: --calibration DIR or "

@@ -67,6 +67,10 @@ struct CompileOptions {
   /// "NODE=A" (symmetric: [-A, A]) or "NODE=LO:HI" (asymmetric int8)
   /// (calibration::calibrateRanges).
   std::vector<std::string> quantRanges;
+  /// int8 and fp8: set when quantRanges come from a calibration (or its
+  /// cache), which may have found no f32 contraction to quantize (a
+  /// pre-quantized model); without it, no ranges is an error.
+  bool calibrated = false;
   /// fp8: "e4m3" (weights and activations; the default) or "e5m2".
   std::string fp8Format = "e4m3";
   /// Set by the compile: the ONNX nodes of the contractions the precision

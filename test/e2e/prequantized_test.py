@@ -15,8 +15,9 @@ form): ConvInteger, MatMulInteger, QLinearConv (padded, with a bias) and
 QLinearMatMul, whose outputs must equal numpy's integer evaluation exactly.
 
 For each model:
-  * `tessel-compile --emit graph-opt` must show every contraction with
-    `acc_type = i32` (the integers, never dequantized to f32);
+  * `tessel-compile --emit graph-opt --precision int8 --calibration DIR`
+    must show every contraction with `acc_type = i32` (the integers, never
+    dequantized to f32; the calibration finds nothing left to quantize);
   * each CPU variant the host supports runs it (the default artifact), and
     its output must equal numpy's evaluation of the ONNX semantics (float32
     Quantize/DequantizeLinear, round half to even, saturation; the
@@ -300,7 +301,12 @@ def main():
         try:
             x, ref, step, near_tie = make_case(model, op, p, rng)
             np.save(os.path.join(case_dir, "x.npy"), x)
-            ir = run([compile_bin, model, "--emit", "graph-opt"])
+            # At --precision int8 too: the calibration finds no f32
+            # contraction left to quantize, which is no error.
+            os.makedirs(os.path.join(case_dir, "cal"))
+            np.save(os.path.join(case_dir, "cal", "x.npy"), x)
+            ir = run([compile_bin, model, "--emit", "graph-opt", "--precision", "int8",
+                      "--calibration", os.path.join(case_dir, "cal")])
             kind = {"Conv": "conv", "MatMul": "matmul", "Gemm": "matmul"}[op]
             lines = [l for l in ir.splitlines() if re.search(r"tessel\.%s " % kind, l)]
             if not lines or any("acc_type = i32" not in l for l in lines):

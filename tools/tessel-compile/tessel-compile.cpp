@@ -542,6 +542,7 @@ int main(int argc, char **argv) {
                   << "\n";
       return 2;
     }
+    options.calibrated = true;
   } else if (!int8.cachePath.empty()) {
     return usageError("--calibration-cache holds int8/fp8 ranges: it needs "
                       "--precision int8 or fp8");
