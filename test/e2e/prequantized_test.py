@@ -16,8 +16,9 @@ QLinearMatMul, whose outputs must equal numpy's integer evaluation exactly.
 
 For each model:
   * `tessel-compile --emit graph-opt --precision int8 --calibration DIR`
-    must show every contraction with `acc_type = i32` (the integers, never
-    dequantized to f32; the calibration finds nothing left to quantize);
+    must show every contraction on 8-bit integers with `acc_type = i32`
+    (never dequantized to f32; the calibration finds nothing left to
+    quantize);
   * each CPU variant the host supports runs it (the default artifact), and
     its output must equal numpy's evaluation of the ONNX semantics (float32
     Quantize/DequantizeLinear, round half to even, saturation; the
@@ -278,93 +279,91 @@ def run(cmd):
     return p.stdout
 
 
+class Runner:
+    """Compiles a case, checks its graph and runs it on every CPU variant
+    the host supports."""
+
+    def __init__(self, bin_dir):
+        self.compile_bin = os.path.join(bin_dir, "tessel-compile")
+        self.run_bin = os.path.join(bin_dir, "tessel-run")
+        variants = cpu_variant.DEFAULT_VARIANTS
+        self.runnable = [variants[1]]
+        if cpu_variant.host_variant() == variants[0]:
+            self.runnable.insert(0, variants[0])
+
+    def outputs(self, case_dir, model, x, kind, output, problems):
+        """The output `output` per variant; appends to `problems` when a
+        `kind` contraction of the optimized graph is not on 8-bit integers
+        with i32 sums. At --precision int8 too: the calibration finds no
+        f32 contraction left to quantize, which is no error."""
+        np.save(os.path.join(case_dir, "x.npy"), x)
+        os.makedirs(os.path.join(case_dir, "cal"))
+        np.save(os.path.join(case_dir, "cal", "x.npy"), x)
+        ir = run([self.compile_bin, model, "--emit", "graph-opt", "--precision", "int8",
+                  "--calibration", os.path.join(case_dir, "cal")])
+        lines = [l for l in ir.splitlines() if re.search(r"tessel\.%s " % kind, l)]
+        if not lines or any("acc_type = i32" not in l or "xi8>, tensor<" not in l
+                            for l in lines):
+            problems.append("the contraction is not on 8-bit integers:\n" +
+                            "\n".join(lines or ["(none)"]))
+        artifact = os.path.join(case_dir, "model.tsl")
+        run([self.compile_bin, model, "-o", artifact])
+        outputs = {}
+        for variant in self.runnable:
+            out = os.path.join(case_dir, variant)
+            run([self.run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
+                 "-o", out, "--cpu-variant", variant])
+            outputs[variant] = np.load(os.path.join(out, output + ".npy"))
+        return outputs
+
+
+def check_qdq(outputs, ref, step, near_tie, problems):
+    values = list(outputs.values())
+    if any(not np.array_equal(values[0], v) for v in values[1:]):
+        problems.append("variants differ")
+    for variant, y in outputs.items():
+        steps = np.rint(np.abs(y.astype(np.float64) - ref) / np.float64(step))
+        bad = (steps > 1) | ((steps == 1) & ~near_tie)
+        if bad.any():
+            i = np.unravel_index(np.argmax(bad), bad.shape)
+            problems.append(f"{variant}: {int(bad.sum())} of {bad.size} outputs off "
+                            f"(first at {i}: {y[i]} vs {ref[i]}, step {step})")
+
+
+def check_exact(outputs, ref, problems):
+    for variant, y in outputs.items():
+        if y.dtype != ref.dtype or not np.array_equal(y, ref):
+            bad = np.argwhere(y.astype(np.int64) != ref.astype(np.int64))
+            problems.append(f"{variant}: {len(bad)} of {ref.size} outputs differ "
+                            f"(first at {tuple(bad[0]) if len(bad) else None})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--work-dir", required=True)
     args = ap.parse_args()
-    compile_bin = os.path.join(args.bin_dir, "tessel-compile")
-    run_bin = os.path.join(args.bin_dir, "tessel-run")
     shutil.rmtree(args.work_dir, ignore_errors=True)
     os.makedirs(args.work_dir)
-    variants = cpu_variant.DEFAULT_VARIANTS
-    runnable = [variants[1]]
-    if cpu_variant.host_variant() == variants[0]:
-        runnable.insert(0, variants[0])
+    runner = Runner(args.bin_dir)
     rng = np.random.default_rng(21)
     passed = failed = 0
-    for name, op, p in cases():
+    kinds = {"Conv": "conv", "MatMul": "matmul", "Gemm": "matmul", "ConvInteger": "conv",
+             "QLinearConv": "conv", "MatMulInteger": "matmul", "QLinearMatMul": "matmul"}
+    for name, op, p in cases() + integer_cases():
         case_dir = os.path.join(args.work_dir, name)
         os.makedirs(case_dir)
         model = os.path.join(case_dir, "model.onnx")
         problems = []
         try:
-            x, ref, step, near_tie = make_case(model, op, p, rng)
-            np.save(os.path.join(case_dir, "x.npy"), x)
-            # At --precision int8 too: the calibration finds no f32
-            # contraction left to quantize, which is no error.
-            os.makedirs(os.path.join(case_dir, "cal"))
-            np.save(os.path.join(case_dir, "cal", "x.npy"), x)
-            ir = run([compile_bin, model, "--emit", "graph-opt", "--precision", "int8",
-                      "--calibration", os.path.join(case_dir, "cal")])
-            kind = {"Conv": "conv", "MatMul": "matmul", "Gemm": "matmul"}[op]
-            lines = [l for l in ir.splitlines() if re.search(r"tessel\.%s " % kind, l)]
-            if not lines or any("acc_type = i32" not in l for l in lines):
-                problems.append("the contraction is not an integer one:\n" +
-                                "\n".join(lines or ["(none)"]))
-            artifact = os.path.join(case_dir, "model.tsl")
-            run([compile_bin, model, "-o", artifact])
-            outputs = {}
-            for variant in runnable:
-                out = os.path.join(case_dir, variant)
-                run([run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
-                     "-o", out, "--cpu-variant", variant])
-                outputs[variant] = np.load(os.path.join(out, "out.npy"))
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}")
-            failed += 1
-            continue
-        values = list(outputs.values())
-        if any(not np.array_equal(values[0], v) for v in values[1:]):
-            problems.append("variants differ")
-        for variant, y in outputs.items():
-            steps = np.rint(np.abs(y.astype(np.float64) - ref) / np.float64(step))
-            bad = (steps > 1) | ((steps == 1) & ~near_tie)
-            if bad.any():
-                i = np.unravel_index(np.argmax(bad), bad.shape)
-                problems.append(f"{variant}: {int(bad.sum())} of {bad.size} outputs off "
-                                f"(first at {i}: {y[i]} vs {ref[i]}, step {step})")
-        if problems:
-            print(f"FAIL {name}: " + "; ".join(problems))
-            failed += 1
-        else:
-            passed += 1
-    for name, op, p in integer_cases():
-        case_dir = os.path.join(args.work_dir, name)
-        os.makedirs(case_dir)
-        model = os.path.join(case_dir, "model.onnx")
-        problems = []
-        try:
-            x, ref = make_integer_case(model, op, p, rng)
-            np.save(os.path.join(case_dir, "x.npy"), x)
-            ir = run([compile_bin, model, "--emit", "graph-opt"])
-            kind = "conv" if "Conv" in op else "matmul"
-            lines = [l for l in ir.splitlines() if re.search(r"tessel\.%s " % kind, l)]
-            if not lines or any("acc_type = i32" not in l or "xi8>, tensor<" not in l
-                                for l in lines):
-                problems.append("the contraction is not on 8-bit integers:\n" +
-                                "\n".join(lines or ["(none)"]))
-            artifact = os.path.join(case_dir, "model.tsl")
-            run([compile_bin, model, "-o", artifact])
-            for variant in runnable:
-                out = os.path.join(case_dir, variant)
-                run([run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
-                     "-o", out, "--cpu-variant", variant])
-                y = np.load(os.path.join(out, "y.npy"))
-                if y.dtype != ref.dtype or not np.array_equal(y, ref):
-                    bad = np.argwhere(y.astype(np.int64) != ref.astype(np.int64))
-                    problems.append(f"{variant}: {len(bad)} of {ref.size} outputs differ "
-                                    f"(first at {tuple(bad[0]) if len(bad) else None})")
+            if op in ("Conv", "MatMul", "Gemm"):
+                x, ref, step, near_tie = make_case(model, op, p, rng)
+                outputs = runner.outputs(case_dir, model, x, kinds[op], "out", problems)
+                check_qdq(outputs, ref, step, near_tie, problems)
+            else:
+                x, ref = make_integer_case(model, op, p, rng)
+                outputs = runner.outputs(case_dir, model, x, kinds[op], "y", problems)
+                check_exact(outputs, ref, problems)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             problems.append(str(e))
         if problems:
@@ -373,7 +372,7 @@ def main():
         else:
             passed += 1
     print(f"prequantized: {passed} passed, {failed} failed "
-          f"(variants run: {', '.join(runnable)})")
+          f"(variants run: {', '.join(runner.runnable)})")
     return 1 if failed else 0
 
 
