@@ -453,21 +453,17 @@ private:
       v = float(roundFp8(v / wScale) * wScale);
     OpBuilder b(op);
     Location loc = op->getLoc();
-    MLIRContext *ctx = op->getContext();
-    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8);
-    auto scalarF32 = [&](double v) -> Value {
-      auto t = RankedTensorType::get({}, f32);
-      return ConstantOp::create(b, loc, DenseElementsAttr::get(t, float(v)));
-    };
+    Type i8 = b.getI8Type();
     auto inType = cast<RankedTensorType>(input.getType());
     Value scaled =
-        MulOp::create(b, loc, inType, input, scalarF32(fp8Max / amax));
+        MulOp::create(b, loc, inType, input, scalarF32(b, loc, fp8Max / amax));
     auto down = CastOp::create(b, loc, inType.clone(i8), scaled, false, false);
     down.setResultFormat(fp8Onnx);
     down.setSaturate(true);
     auto up = CastOp::create(b, loc, inType, down, false, false);
     up.setInputFormat(fp8Onnx);
-    Value x8 = MulOp::create(b, loc, inType, up, scalarF32(amax / fp8Max));
+    Value x8 =
+        MulOp::create(b, loc, inType, up, scalarF32(b, loc, amax / fp8Max));
     Value w8 = ConstantOp::create(
         b, weight.getLoc(),
         DenseElementsAttr::get(cast<RankedTensorType>(w.getType()),
@@ -604,19 +600,17 @@ private:
          cast<RankedTensorType>(w->integers.getType()).getShape() != shape) ||
         !broadcastsTo(w->zeros.shape) || !broadcastsTo(w->steps.shape))
       return success();
-    int64_t channels = shape[form->channelAxis];
     // (A constant weight of the integer ops is folded, and laid out
     // filters-last by tessel-fold-weight-transposes.)
     auto conv = dyn_cast<ConvOp>(op);
     bool alreadyFiltersLast = conv && conv.getFiltersLast();
-    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB())
-      channels = shape[0];
+    auto gemm = dyn_cast<GemmOp>(op);
+    bool transB = gemm && gemm.getTransB(); // B is [N, K]
+    unsigned axis = transB ? 0 : form->channelAxis;
+    int64_t channels = shape[axis];
     // The weight's integers less its zero point (in i8), and its scale
     // per output channel.
     int64_t inner = 1;
-    unsigned axis = form->channelAxis;
-    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB())
-      axis = 0;
     for (size_t d = axis + 1; d < shape.size(); ++d)
       inner *= shape[d];
     std::vector<int8_t> centred(wType.getNumElements());
@@ -635,7 +629,7 @@ private:
     qw.scales = scales;
     Type i8 = IntegerType::get(op->getContext(), 8);
     SmallVector<int64_t> layout(shape);
-    if (auto g = dyn_cast<GemmOp>(op); g && g.getTransB()) {
+    if (transB) {
       // [N, K] -> [K, N], the MatMul's.
       std::vector<int8_t> t(centred.size());
       for (int64_t n = 0; n < shape[0]; ++n)
