@@ -17,6 +17,28 @@
 
 namespace tessel {
 
+/// A register tile: `rows` x `cols` outputs, every other loop stepped by 1.
+struct RegisterTile {
+  llvm::SmallVector<int64_t> sizes; ///< per loop
+  unsigned n;                ///< the output's contiguous loop (the vectors)
+  std::optional<unsigned> m; ///< the loop of the tile's rows, if any
+};
+
+/// The static extent of loop `loop` of `op`, if it has one.
+std::optional<int64_t> staticLoopExtent(mlir::linalg::LinalgOp op,
+                                        unsigned loop);
+
+/// `expr` as a sum of coefficient * loop, when it is one (no constant term:
+/// padding is a separate stage).
+std::optional<llvm::SmallVector<int64_t>> linearForm(mlir::AffineExpr expr,
+                                                     unsigned numLoops);
+
+/// Tiles loop `loop` of `op` by `size` (every other loop whole), replacing
+/// `op` by the loop nest; the tile inside, or failure (nothing changed).
+mlir::FailureOr<mlir::linalg::LinalgOp>
+tileOneLoop(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+            unsigned loop, int64_t size);
+
 /// The width of the CPU's register tile in vectors.
 constexpr int64_t kTileVectors = 2;
 

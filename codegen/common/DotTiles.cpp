@@ -1,0 +1,392 @@
+//===- DotTiles.cpp - Register tiles on x86 dot-product instructions ------===//
+//
+// The int8 (vpdpbusd) and bf16 (vdpbf16ps) register tiles of
+// tessel-tile-and-vectorize: which tiles take them (dotTile) and how they
+// are emitted (emitDotTile). See DotTiles.h and docs/design.md, section 8.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/common/DotTiles.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+/// The operand `v` of a contraction body extended by an op of type `Ext`
+/// from block argument `arg`.
+template <typename Ext>
+bool isExtensionOf(Value v, BlockArgument arg, Type from, Type to) {
+  auto ext = v.getDefiningOp<Ext>();
+  return ext && ext.getIn() == arg && arg.getType() == from &&
+         ext.getType() == to;
+}
+
+/// Whether the body of `op` is `acc + ext(in0) * ext(in1)` of `kind`: a
+/// zero-extended u8 times a sign-extended i8 summed in i32 (`unsignedInput`
+/// says which input is the u8 one), or bf16 times bf16 summed in f32, and
+/// nothing else.
+bool isDotBody(linalg::LinalgOp op, DotTile::Kind kind,
+               unsigned &unsignedInput) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 5)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  BlockArgument in0 = body->getArgument(0), in1 = body->getArgument(1),
+                acc = body->getArgument(2);
+  MLIRContext *ctx = op.getContext();
+  Operation *sum = yield.getValues().front().getDefiningOp();
+  if (!sum || sum->getNumOperands() != 2)
+    return false;
+  Value product = sum->getOperand(0) == acc   ? sum->getOperand(1)
+                  : sum->getOperand(1) == acc ? sum->getOperand(0)
+                                              : Value();
+  Operation *mul = product ? product.getDefiningOp() : nullptr;
+  if (!mul || mul->getNumOperands() != 2)
+    return false;
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  if (kind == DotTile::Int8) {
+    Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
+    // `u` extends `a` unsigned and `s` extends `b` signed.
+    auto pair = [&](Value u, BlockArgument a, Value s, BlockArgument b) {
+      return isExtensionOf<arith::ExtUIOp>(u, a, i8, i32) &&
+             isExtensionOf<arith::ExtSIOp>(s, b, i8, i32);
+    };
+    if (!isa<arith::AddIOp>(sum) || !isa<arith::MulIOp>(mul) ||
+        acc.getType() != i32)
+      return false;
+    if (pair(x, in0, y, in1) || pair(y, in0, x, in1)) {
+      unsignedInput = 0;
+      return true;
+    }
+    if (pair(x, in1, y, in0) || pair(y, in1, x, in0)) {
+      unsignedInput = 1;
+      return true;
+    }
+    return false;
+  }
+  Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+  auto operands = [&](Value a, Value b) {
+    return isExtensionOf<arith::ExtFOp>(a, in0, bf16, f32) &&
+           isExtensionOf<arith::ExtFOp>(b, in1, bf16, f32);
+  };
+  unsignedInput = 0;
+  return isa<arith::AddFOp>(sum) && isa<arith::MulFOp>(mul) &&
+         acc.getType() == f32 && (operands(x, y) || operands(y, x));
+}
+
+/// The strides of memref `v` (ShapedType::kDynamic where only known at
+/// run time), if its layout is strided. A dot-product tile needs static
+/// strides in the dims it vectorizes and groups only: the others (a
+/// sequence-first activation [S, B, K] with a run-time batch) step between
+/// rows and tiles.
+std::optional<SmallVector<int64_t>> memrefStrides(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)))
+    return std::nullopt;
+  return strides;
+}
+
+} // namespace
+
+std::optional<DotTile> tessel::dotTile(linalg::LinalgOp op,
+                                       const RegisterTile &tile,
+                                       unsigned vectorBits, bool int8Dot,
+                                       bool bf16Dot) {
+  if (!tile.m || (vectorBits != 256 && vectorBits != 512) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isa<linalg::GenericOp>(op.getOperation()))
+    return std::nullopt;
+  unsigned m = *tile.m, n = tile.n, numLoops = op.getNumLoops();
+  MLIRContext *ctx = op.getContext();
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  std::optional<unsigned> outDim =
+      out.getResultPosition(getAffineDimExpr(n, ctx));
+  std::optional<SmallVector<int64_t>> outStrides =
+      memrefStrides(op.getDpsInitOperand(0)->get());
+  if (!outDim || !out.isFunctionOfDim(m) || !out.isProjectedPermutation() ||
+      !outStrides || ShapedType::isDynamic((*outStrides)[*outDim]))
+    return std::nullopt;
+  // The inputs' indices as linear forms; which is the rows', which the
+  // vectors'.
+  struct Operand {
+    unsigned number;
+    SmallVector<SmallVector<int64_t>> forms;
+    SmallVector<int64_t> strides;
+  };
+  std::optional<Operand> rows, vectors;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Operand operand{input->getOperandNumber(), {}, {}};
+    for (AffineExpr e : op.getMatchingIndexingMap(input).getResults()) {
+      std::optional<SmallVector<int64_t>> form = linearForm(e, numLoops);
+      if (!form)
+        return std::nullopt;
+      operand.forms.push_back(*form);
+    }
+    std::optional<SmallVector<int64_t>> strides = memrefStrides(input->get());
+    if (!strides || operand.forms.empty())
+      return std::nullopt;
+    operand.strides = *strides;
+    auto uses = [&](unsigned d) {
+      return llvm::any_of(operand.forms,
+                          [&](ArrayRef<int64_t> f) { return f[d] != 0; });
+    };
+    if (uses(m) && !uses(n) && !rows)
+      rows = operand;
+    else if (uses(n) && !uses(m) && !vectors)
+      vectors = operand;
+    else
+      return std::nullopt;
+  }
+  if (!rows || !vectors)
+    return std::nullopt;
+  // The vectors' operand: n in its last dim alone, step 1, contiguous.
+  ArrayRef<int64_t> last = vectors->forms.back();
+  if (last[n] != 1 || vectors->strides.back() != 1 ||
+      llvm::any_of(ArrayRef(vectors->forms).drop_back(),
+                   [&](ArrayRef<int64_t> f) { return f[n] != 0; }))
+    return std::nullopt;
+  // The group's loop: a reduction of more than one step in one dim of the
+  // rows' operand, step 1, unit stride, with nothing but `m` beside it,
+  // and in the vectors' operand elsewhere than the last dim.
+  std::optional<unsigned> k, rowDim;
+  for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (kind != utils::IteratorType::reduction ||
+        staticLoopExtent(op, d) == std::optional<int64_t>(1) || last[d] != 0 ||
+        llvm::none_of(vectors->forms,
+                      [&](ArrayRef<int64_t> f) { return f[d] != 0; }))
+      continue;
+    std::optional<unsigned> dim;
+    bool ok = true;
+    for (auto [r, f] : llvm::enumerate(rows->forms)) {
+      if (!f[d])
+        continue;
+      bool alone = llvm::all_of(llvm::enumerate(f), [&](auto entry) {
+        auto [loop, c] = entry;
+        return c == 0 || loop == d || loop == m;
+      });
+      ok = ok && !dim && f[d] == 1 && rows->strides[r] == 1 && alone;
+      dim = r;
+    }
+    if (ok && dim) {
+      if (k)
+        return std::nullopt;
+      k = d;
+      rowDim = dim;
+    }
+  }
+  if (!k)
+    return std::nullopt;
+  unsigned unsignedInput = 0;
+  // Inside another reduction of more than one step (a Conv's kernel rows),
+  // a last partial group would be an ordinary tile beside the dot tile in
+  // the same loop, each keeping the outputs in registers of its own: the
+  // group must divide k's extent there.
+  auto divides = [&](int64_t group) {
+    std::optional<int64_t> extent = staticLoopExtent(op, *k);
+    if (extent && *extent % group == 0)
+      return true;
+    for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (d != *k && kind == utils::IteratorType::reduction &&
+          staticLoopExtent(op, d) != std::optional<int64_t>(1))
+        return false;
+    return true;
+  };
+  if (int8Dot && divides(4) && isDotBody(op, DotTile::Int8, unsignedInput))
+    return DotTile{DotTile::Int8,
+                   m,
+                   *k,
+                   4,
+                   rows->number,
+                   vectors->number,
+                   *rowDim,
+                   *outDim,
+                   unsignedInput == rows->number};
+  if (bf16Dot && divides(2) && isDotBody(op, DotTile::BF16, unsignedInput))
+    return DotTile{DotTile::BF16,   m,       *k,      2,    rows->number,
+                   vectors->number, *rowDim, *outDim, false};
+  return std::nullopt;
+}
+
+LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
+                                  const RegisterTile &tile, const DotTile &dot,
+                                  unsigned vectorBits, int64_t rows,
+                                  int64_t extent) {
+  Value rowOperand = op.getDpsInputOperand(dot.rowInput)->get();
+  Value vectorOperand = op.getDpsInputOperand(dot.vectorInput)->get();
+  Value out = op.getDpsInitOperand(0)->get();
+  std::optional<SmallVector<int64_t>> rowStrides = memrefStrides(rowOperand);
+  std::optional<SmallVector<int64_t>> vectorStrides =
+      memrefStrides(vectorOperand);
+  std::optional<SmallVector<int64_t>> outStrides = memrefStrides(out);
+  if (!rowStrides || (*rowStrides)[dot.rowDim] != 1 || !vectorStrides ||
+      vectorStrides->back() != 1 || !outStrides ||
+      ShapedType::isDynamic((*outStrides)[dot.outDim]))
+    return failure();
+  // Output vectors along a dim other than the last (a Conv's channels)
+  // are read and written element by element, once per tile.
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
+       i32 = rewriter.getI32Type();
+  bool int8 = dot.kind == DotTile::Int8;
+  Type element = int8 ? i8 : Type(BFloat16Type::get(ctx));
+  Type accElement = int8 ? i32 : Type(rewriter.getF32Type());
+  int64_t lanes = vectorBits / 32, width = tile.sizes[tile.n];
+  int64_t group = dot.group;
+  unsigned numLoops = op.getNumLoops();
+  // Indices of `map` (linear) with loop m at `row`, n at `col`, k at `kk`
+  // and every other loop at 0 (the tile's views start at its origin).
+  auto at = [&](AffineMap map, int64_t row, int64_t col, int64_t kk) {
+    SmallVector<OpFoldResult> indices;
+    for (AffineExpr e : map.getResults()) {
+      SmallVector<int64_t> form = *linearForm(e, numLoops);
+      int64_t v = form[dot.m] * row + form[tile.n] * col + form[dot.k] * kk;
+      indices.push_back(rewriter.getIndexAttr(v));
+    }
+    return indices;
+  };
+  auto values = [&](ArrayRef<OpFoldResult> indices) {
+    SmallVector<Value> v;
+    for (OpFoldResult index : indices)
+      v.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, index));
+    return v;
+  };
+  // The 1-d view of `memref` at `offsets` along `dim`, `size` elements.
+  auto line = [&](Value memref, ArrayRef<OpFoldResult> offsets, unsigned dim,
+                  int64_t size) {
+    SmallVector<OpFoldResult> sizes(offsets.size(), rewriter.getIndexAttr(1)),
+        strides(offsets.size(), rewriter.getIndexAttr(1));
+    sizes[dim] = rewriter.getIndexAttr(size);
+    auto type = memref::SubViewOp::inferRankReducedResultType(
+        {size}, cast<MemRefType>(memref.getType()), offsets, sizes, strides);
+    return memref::SubViewOp::create(rewriter, loc, cast<MemRefType>(type),
+                                     memref, offsets, sizes, strides)
+        .getResult();
+  };
+  AffineMap rowMap =
+      op.getMatchingIndexingMap(op.getDpsInputOperand(dot.rowInput));
+  AffineMap vectorMap =
+      op.getMatchingIndexingMap(op.getDpsInputOperand(dot.vectorInput));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto vec = [](int64_t size, Type t) { return VectorType::get({size}, t); };
+  // Element i of the result is element i / 2 of `a` when i is even, of
+  // `b` when odd.
+  auto interleave = [&](Value a, Value b) {
+    return vector::InterleaveOp::create(rewriter, loc, a, b).getResult();
+  };
+  auto bitcast = [&](Value v, VectorType to) {
+    return vector::BitCastOp::create(rewriter, loc, to, v).getResult();
+  };
+  // The vector operand: the group's rows of `width` elements, interleaved
+  // into 32-bit lanes of one column each (bytes 0-3 of lane c are rows 0-3
+  // of column c), then split into vectors.
+  // A partial tile (`extent` < `width` columns) reads its columns masked
+  // (the others 0) and its output vectors bounded.
+  SmallVector<Value> groupRows;
+  Value padding = arith::ConstantOp::create(rewriter, loc, element,
+                                            rewriter.getZeroAttr(element));
+  for (int64_t kk = 0; kk < group; ++kk) {
+    SmallVector<Value> indices = values(at(vectorMap, 0, 0, kk));
+    groupRows.push_back(
+        extent == width
+            ? vector::LoadOp::create(rewriter, loc, vec(width, element),
+                                     vectorOperand, indices)
+                  .getResult()
+            : vector::TransferReadOp::create(rewriter, loc, vec(width, element),
+                                             vectorOperand, indices, padding,
+                                             ArrayRef<bool>{false})
+                  .getResult());
+  }
+  Value packed;
+  if (int8) {
+    Value low = interleave(groupRows[0], groupRows[1]);
+    Value high = interleave(groupRows[2], groupRows[3]);
+    packed = interleave(bitcast(low, vec(width, i16)),
+                        bitcast(high, vec(width, i16)));
+  } else {
+    packed = interleave(bitcast(groupRows[0], vec(width, i16)),
+                        bitcast(groupRows[1], vec(width, i16)));
+  }
+  // 16-bit lanes now; as the instruction's operand type.
+  VectorType operandType =
+      vec(vectorBits / element.getIntOrFloatBitWidth(), element);
+  int64_t operandWords = vectorBits / 16;
+  SmallVector<Value> columns;
+  for (int64_t j = 0; j < width / lanes; ++j) {
+    Value part = vector::ExtractStridedSliceOp::create(
+        rewriter, loc, packed, ArrayRef<int64_t>{j * operandWords},
+        ArrayRef<int64_t>{operandWords}, ArrayRef<int64_t>{1});
+    columns.push_back(bitcast(part, operandType));
+  }
+  std::string intrinsic =
+      (int8 ? "llvm.x86.avx512.vpdpbusd." : "llvm.x86.avx512bf16.dpbf16ps.") +
+      std::to_string(vectorBits);
+  VectorType accType = vec(lanes, accElement);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value groupView = line(rowOperand, at(rowMap, r, 0, 0), dot.rowDim, group);
+    Value group32 =
+        bitcast(vector::LoadOp::create(rewriter, loc, vec(group, element),
+                                       groupView, ValueRange{zero}),
+                vec(1, i32));
+    Value row = bitcast(
+        vector::BroadcastOp::create(rewriter, loc, vec(lanes, i32), group32),
+        operandType);
+    for (auto [j, column] : llvm::enumerate(columns)) {
+      int64_t first = int64_t(j) * lanes;
+      if (first >= extent)
+        break;
+      int64_t size = std::min(lanes, extent - first);
+      Value view = line(out, at(outMap, r, first, 0), dot.outDim, size);
+      Value acc = vector::TransferReadOp::create(
+          rewriter, loc, accType, view, ValueRange{zero},
+          /*padding=*/std::nullopt, ArrayRef<bool>{size == lanes});
+      // vpdpbusd's first multiplicand is the unsigned one.
+      Value a = dot.rowUnsigned || !int8 ? row : column;
+      Value b = a == row ? column : row;
+      Value sum = LLVM::CallIntrinsicOp::create(
+                      rewriter, loc, accType, rewriter.getStringAttr(intrinsic),
+                      ValueRange{acc, a, b})
+                      ->getResult(0);
+      vector::TransferWriteOp::create(rewriter, loc, sum, view,
+                                      ValueRange{zero},
+                                      ArrayRef<bool>{size == lanes});
+    }
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+tessel::dotTileShape(linalg::GenericOp op, const RegisterTile &tile,
+                     const DotTile &dot) {
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  for (auto [d, extent] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(extent))
+      return std::nullopt;
+    int64_t want = d == dot.k ? dot.group : tile.sizes[d];
+    if (d == dot.m || d == tile.n ? extent > want : extent != want)
+      return std::nullopt;
+  }
+  return std::make_pair(ranges[dot.m], ranges[tile.n]);
+}
+
+FailureOr<linalg::GenericOp> tessel::stepReduction(RewriterBase &rewriter,
+                                                   linalg::GenericOp op,
+                                                   unsigned k) {
+  FailureOr<linalg::LinalgOp> stepped = tileOneLoop(rewriter, op, k, 1);
+  if (failed(stepped))
+    return failure();
+  return cast<linalg::GenericOp>(stepped->getOperation());
+}
