@@ -555,24 +555,16 @@ linalg::LinalgOp findMarked(func::FuncOp func, StringRef marker) {
 std::optional<linalg::LinalgOp> splitLeftoverRows(RewriterBase &rewriter,
                                                   linalg::LinalgOp &op,
                                                   unsigned m, int64_t rows) {
-  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
-  sizes[m] = rewriter.getIndexAttr(rows);
-  scf::SCFTilingOptions options;
-  options.setTileSizes(sizes);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->loops.size() != 1 ||
-      tiled->tiledOps.size() != 1)
+  FailureOr<linalg::LinalgOp> tile = tileOneLoop(rewriter, op, m, rows);
+  if (failed(tile))
     return std::nullopt;
-  rewriter.eraseOp(op);
-  auto loop = cast<scf::ForOp>(tiled->loops.front().getOperation());
+  op = *tile;
+  auto loop = op->getParentOfType<scf::ForOp>();
   scf::ForOp partial;
-  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) ||
-      !partial) {
-    op = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  if (!loop ||
+      failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) ||
+      !partial)
     return std::nullopt;
-  }
   linalg::LinalgOp full, rest;
   loop.walk([&](linalg::LinalgOp o) { full = o; });
   partial.walk([&](linalg::LinalgOp o) { rest = o; });
