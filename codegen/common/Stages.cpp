@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/DeviceMappingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -54,27 +55,51 @@ tessel::workgroupIteration(OpBuilder &b, scf::ForallOp forall,
                            function_ref<Value(unsigned axis)> idOf,
                            SmallVectorImpl<WorkgroupAxis> &axes) {
   Location loc = forall.getLoc();
+  SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound(),
+                            ubs = forall.getMixedUpperBound(),
+                            steps = forall.getMixedStep();
+  // The split dims, ordered by their linear_dim tags.
+  SmallVector<unsigned> split;
+  for (unsigned d = 0; d < lbs.size(); ++d) {
+    std::optional<int64_t> s = getConstantIntValue(steps[d]);
+    std::optional<int64_t> u = getConstantIntValue(ubs[d]);
+    std::optional<int64_t> l = getConstantIntValue(lbs[d]);
+    if (!isEqualConstantIntOrValue(steps[d], ubs[d]) &&
+        !(s && u && l && *s >= *u - *l))
+      split.push_back(d);
+  }
+  auto tag = [&](unsigned d) -> int64_t {
+    std::optional<ArrayAttr> mapping = forall.getMapping();
+    if (!mapping || mapping->size() != lbs.size())
+      return d;
+    auto attr = dyn_cast<DeviceMappingAttrInterface>((*mapping)[d]);
+    return attr && attr.isLinearMapping() ? attr.getMappingId() : d;
+  };
+  llvm::stable_sort(split, [&](unsigned a, unsigned b) { return tag(a) < tag(b); });
+  if (split.size() > 3)
+    return forall.emitError("dim ")
+           << split[3] << " of a workgroup forall is split on a fourth axis";
   SmallVector<Value> ivs;
-  for (auto [d, lb, ub, step] :
-       llvm::enumerate(forall.getMixedLowerBound(),
-                       forall.getMixedUpperBound(), forall.getMixedStep())) {
-    Value lower = getValueOrCreateConstantIndexOp(b, loc, lb);
-    std::optional<int64_t> s = getConstantIntValue(step);
-    std::optional<int64_t> u = getConstantIntValue(ub);
-    std::optional<int64_t> l = getConstantIntValue(lb);
-    if (isEqualConstantIntOrValue(step, ub) || (s && u && l && *s >= *u - *l)) {
+  for (unsigned d = 0; d < lbs.size(); ++d) {
+    Value lower = getValueOrCreateConstantIndexOp(b, loc, lbs[d]);
+    auto axis = llvm::find(split, d);
+    if (axis == split.end()) {
       ivs.push_back(lower); // whole: its one iteration
       continue;
     }
+    std::optional<int64_t> s = getConstantIntValue(steps[d]);
     if (!s)
       return forall.emitError("a workgroup dim split by a run-time step");
-    if (axes.size() == 3)
-      return forall.emitError("dim ")
-             << d << " of a workgroup forall is split on a fourth axis";
+    ivs.push_back(lower);
+  }
+  // The axes in order, then each split dim's induction value.
+  axes.clear();
+  for (unsigned d : split)
+    axes.push_back({*getConstantIntValue(steps[d]), {static_cast<int64_t>(d)}});
+  for (auto [a, d] : llvm::enumerate(split)) {
     Value offset = arith::MulIOp::create(
-        b, loc, idOf(axes.size()), arith::ConstantIndexOp::create(b, loc, *s));
-    ivs.push_back(arith::AddIOp::create(b, loc, lower, offset));
-    axes.push_back({*s, {static_cast<int64_t>(d)}});
+        b, loc, idOf(a), arith::ConstantIndexOp::create(b, loc, axes[a].tile));
+    ivs[d] = arith::AddIOp::create(b, loc, ivs[d], offset);
   }
   return ivs;
 }

@@ -35,9 +35,11 @@ bool getLaunchConfig(mlir::Operation *kernel, int64_t size[3],
 /// The iteration of a workgroup forall (tessel-tile-and-fuse-workgroups)
 /// that one workgroup runs, built at `b`'s insertion point: per dim its
 /// induction value, `lb + idOf(axis) * step` for a dim split into several
-/// workgroups (on the next grid axis, recorded in `axes` as [step, dim]) and
-/// `lb` for one left whole (step equal to its bound). Failure, with an
-/// error, for a split with a run-time step or on a fourth axis.
+/// workgroups (recorded in `axes` as [step, dim]) and `lb` for one left
+/// whole (step equal to its bound). The split dims take the axes x, y, z in
+/// the order of their `#gpu.block<linear_dim_i>` tags (loop order where
+/// the forall has none). Failure, with an error, for a split with a
+/// run-time step or on a fourth axis.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 workgroupIteration(mlir::OpBuilder &b, mlir::scf::ForallOp forall,
                    llvm::function_ref<mlir::Value(unsigned axis)> idOf,

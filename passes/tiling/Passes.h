@@ -13,6 +13,14 @@ namespace tessel {
 inline constexpr llvm::StringLiteral kWorkgroupTilesAttr =
     "tessel.workgroup_tiles";
 
+/// Optional beside it: the split loops in the order of the grid's axes,
+/// the fastest-varying first (a DenseI64ArrayAttr of loop indices). The
+/// forall's dims are tagged #gpu.block<linear_dim_i> in that order (the
+/// loops not listed after them, in loop order), and a target maps its
+/// split dims to the axes by that tag. Without it, loop order.
+inline constexpr llvm::StringLiteral kWorkgroupOrderAttr =
+    "tessel.workgroup_order";
+
 /// What tessel-form-workgroup-groups records: on every op of a group its
 /// id, on the group's root the loops a target may split and the bytes of
 /// the group's workgroup temporaries per unit tile of those loops (a target

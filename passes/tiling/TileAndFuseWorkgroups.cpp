@@ -371,6 +371,19 @@ struct TileAndFuseWorkgroupsPass
     auto tempBytesAttr =
         root->getAttrOfType<IntegerAttr>(tessel::kWorkgroupTempBytesAttr);
     bool hasTemps = tempBytesAttr && tempBytesAttr.getInt() > 0;
+    // The linear_dim tag of each workgroup loop: the recorded order first.
+    SmallVector<int64_t> tagOrder;
+    if (auto order =
+            root->getAttrOfType<DenseI64ArrayAttr>(tessel::kWorkgroupOrderAttr))
+      for (int64_t d : order.asArrayRef()) {
+        if (!llvm::is_contained(loops, d) || llvm::is_contained(tagOrder, d))
+          return root.emitError("tessel.workgroup_order names loop ")
+                 << d << " twice or outside the workgroup loops";
+        tagOrder.push_back(d);
+      }
+    for (int64_t d : loops)
+      if (!llvm::is_contained(tagOrder, d))
+        tagOrder.push_back(d);
     for (int64_t d : loops) {
       int64_t t = tiles[d];
       if (t == 0 && hasTemps && ShapedType::isDynamic(ranges[d]))
@@ -382,7 +395,7 @@ struct TileAndFuseWorkgroupsPass
       mapping.push_back(gpu::GPUBlockMappingAttr::get(
           ctx, static_cast<gpu::MappingId>(
                    static_cast<uint64_t>(gpu::MappingId::LinearDim0) +
-                   mapping.size())));
+                   llvm::find(tagOrder, d) - tagOrder.begin())));
     }
     scf::SCFTilingOptions tiling;
     tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
@@ -499,6 +512,7 @@ struct TileAndFuseWorkgroupsPass
     }
     func.walk([](Operation *op) {
       op->removeAttr(tessel::kWorkgroupTilesAttr);
+      op->removeAttr(tessel::kWorkgroupOrderAttr);
       op->removeAttr(kGroupAttr);
       op->removeAttr(kLoopsAttr);
       op->removeAttr(tessel::kWorkgroupTempBytesAttr);

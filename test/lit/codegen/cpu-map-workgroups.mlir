@@ -75,6 +75,33 @@ func.func @grid(%a: memref<?x32x48xf32>) attributes {tessel.work_dims = [array<i
 
 // -----
 
+// The same grid with the tags the other way round: the split dims take the
+// axes in the order of their linear_dim tags (tessel.workgroup_order), so
+// the columns are x, varying fastest, and the rows y.
+// CHECK-LABEL: func.func @tag_order(
+// CHECK-SAME:    %[[A:[^:]+]]: memref<?x32x48xf32>, %[[IX:[^:]+]]: index, %[[IY:[^:]+]]: index,
+// CHECK-SAME:    tessel.workgroup_count = [array<i64: 16, 2>, array<i64: 8, 1>, array<i64>]
+// CHECK-DAG:     %[[C:.+]] = arith.muli %[[IX]], %c16
+// CHECK-DAG:     %[[R:.+]] = arith.muli %[[IY]], %c8
+// CHECK:         memref.subview %[[A]][0, %[[R]], %[[C]]]
+#id3t = affine_map<(a, b, c) -> (a, b, c)>
+func.func @tag_order(%a: memref<?x32x48xf32>) attributes {tessel.work_dims = [array<i64: 0, 0>, array<i64: -1, 32>, array<i64: -1, 48>]} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?x32x48xf32>
+  scf.forall (%i, %j, %k) = (0, 0, 0) to (%n, 32, 48) step (%n, 8, 16) {
+    %v = memref.subview %a[%i, %j, %k] [%n, 8, 16] [1, 1, 1] : memref<?x32x48xf32> to memref<?x8x16xf32, strided<[1536, 48, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id3t], iterator_types = ["parallel", "parallel", "parallel"]}
+        outs(%v : memref<?x8x16xf32, strided<[1536, 48, 1], offset: ?>>) {
+    ^bb0(%out: f32):
+      %e = math.exp %out : f32
+      linalg.yield %e : f32
+    }
+  } {mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+  return
+}
+
+// -----
+
 // A stage without a forall is one workgroup.
 // CHECK-LABEL: func.func @single(
 // CHECK-SAME:    tessel.workgroup_count = [array<i64>, array<i64>, array<i64>]

@@ -8,9 +8,12 @@
 // A batched MatMul-like op with a dynamic batch: its columns first, in
 // tiles of 2 vectors (16 f32) that divide 48 (3 workgroups: each reads one
 // slab of the weights), the batch in tiles of 1, then rows in a multiple of
-// the register tile's 4 rows that divides 64.
+// the register tile's 4 rows that divides 64. The grid's fastest axis is
+// the split loop that partitions the least input data (the columns: 1536
+// weights against 2048 static elements of the rows), then loop order.
 // CHECK-LABEL: func.func @rows(
 // CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_order = array<i64: 2, 0, 1>
 // CHECK-SAME:      tessel.workgroup_tiles = array<i64: 1, 4, 16, 0>
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #b = affine_map<(b, m, n, k) -> (k, n)>
@@ -134,4 +137,30 @@ func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x1024xf32>) -> tensor<64
     linalg.yield %m : f32
   } -> tensor<64x1024xf32>
   return %r : tensor<64x1024xf32>
+}
+
+// -----
+
+// A 3x3 Conv at 7x7 with filters-last weights (ResNet-50's layer4): the
+// output channels split first (they partition the 2.4M weights), then the
+// output rows; the rows are the grid's fastest axis, so that the
+// workgroups of one channel slice run one after the other and read its
+// weights once from memory (the slowest axis, they streamed all the
+// weights once per row tile).
+// CHECK-LABEL: func.func @conv_order(
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_order = array<i64: 2, 1>
+// CHECK-SAME:      tessel.workgroup_tiles = array<i64: 0, 16, 4, 0, 0, 0, 0>
+#cin = affine_map<(n, o, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#cw = affine_map<(n, o, h, w, c, kh, kw) -> (c, kh, kw, o)>
+#cout = affine_map<(n, o, h, w, c, kh, kw) -> (n, o, h, w)>
+func.func @conv_order(%x: tensor<1x512x9x9xf32>, %w: tensor<512x3x3x512xf32>, %y: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %0 = linalg.generic {indexing_maps = [#cin, #cw, #cout], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x3x3x512xf32>) outs(%y : tensor<1x512x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x512x7x7xf32>
+  return %0 : tensor<1x512x7x7xf32>
 }

@@ -143,3 +143,42 @@ func.func @temporary_needs_split(%x: tensor<?x64xf32>, %o: tensor<?x64xf32>, %in
   } -> tensor<?x64xf32>
   return %d : tensor<?x64xf32>
 }
+
+// -----
+
+// tessel.workgroup_order tags the forall's dims in its order (the columns
+// first: the grid's fastest axis), and is consumed.
+// CHECK-LABEL: func.func @order(
+// CHECK:         scf.forall ({{.+}}) = (0, 0) to (8, 64) step (4, 16)
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK-NOT:     tessel.workgroup
+#v4 = affine_map<(i, j) -> (i, j)>
+func.func @order(%x: tensor<8x64xf32>, %o: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %r = linalg.generic {indexing_maps = [#v4, #v4], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%o : tensor<8x64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0, 1>,
+               tessel.workgroup_order = array<i64: 1, 0>,
+               tessel.workgroup_temp_bytes = 0 : i64, tessel.workgroup_tiles = array<i64: 4, 16>} {
+  ^bb0(%v: f32, %out: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+#v5 = affine_map<(i, j) -> (i, j)>
+func.func @order_outside_loops(%x: tensor<8x64xf32>, %o: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{tessel.workgroup_order names loop 1 twice or outside the workgroup loops}}
+  %r = linalg.generic {indexing_maps = [#v5, #v5], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%o : tensor<8x64xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0>,
+               tessel.workgroup_order = array<i64: 1, 0>,
+               tessel.workgroup_temp_bytes = 0 : i64, tessel.workgroup_tiles = array<i64: 4, 0>} {
+  ^bb0(%v: f32, %out: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
