@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -307,26 +309,104 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
                                              ArrayRef<bool>{false})
                   .getResult());
   }
-  Value packed;
-  if (int8) {
-    Value low = interleave(groupRows[0], groupRows[1]);
-    Value high = interleave(groupRows[2], groupRows[3]);
-    packed = interleave(bitcast(low, vec(width, i16)),
-                        bitcast(high, vec(width, i16)));
-  } else {
-    packed = interleave(bitcast(groupRows[0], vec(width, i16)),
-                        bitcast(groupRows[1], vec(width, i16)));
-  }
-  // 16-bit lanes now; as the instruction's operand type.
   VectorType operandType =
       vec(vectorBits / element.getIntOrFloatBitWidth(), element);
-  int64_t operandWords = vectorBits / 16;
   SmallVector<Value> columns;
-  for (int64_t j = 0; j < width / lanes; ++j) {
-    Value part = vector::ExtractStridedSliceOp::create(
-        rewriter, loc, packed, ArrayRef<int64_t>{j * operandWords},
-        ArrayRef<int64_t>{operandWords}, ArrayRef<int64_t>{1});
-    columns.push_back(bitcast(part, operandType));
+  if (dot.gather != DotTile::Interleave && vectorBits == 512 &&
+      width == 2 * lanes) {
+    // One two-source permute per vector of columns from the group's rows
+    // (concatenated in pairs): about 3 register moves per vector where the
+    // interleaves below take about 10 (LLVM splits any generic shuffle of
+    // bytes back into unpacks, hence the intrinsics). Byte g of lane c of
+    // vector j is row g of column j * lanes + c.
+    bool bytes = int8 && dot.gather == DotTile::BytePermute;
+    Type unit = bytes ? i8 : i16;
+    int64_t units = vectorBits / unit.getIntOrFloatBitWidth();
+    VectorType unitType = vec(units, unit);
+    auto concat = [&](Value a, Value b) {
+      auto type = cast<VectorType>(a.getType());
+      SmallVector<int64_t> mask =
+          llvm::to_vector(llvm::seq<int64_t>(0, 2 * type.getNumElements()));
+      return vector::ShuffleOp::create(rewriter, loc, a, b, mask).getResult();
+    };
+    // The two sources, and where column c's group (its 16-bit half `half`
+    // for int8 by words) is in them (an index of the pair, second + units).
+    Value first, second;
+    std::function<int64_t(int64_t c, int64_t g)> source;
+    if (bytes) {
+      // vpermi2b: [r0 r1] and [r2 r3], `width` bytes each.
+      first = concat(groupRows[0], groupRows[1]);
+      second = concat(groupRows[2], groupRows[3]);
+      source = [&](int64_t c, int64_t g) {
+        return (g / 2) * units + (g % 2) * width + c;
+      };
+    } else if (int8) {
+      // vpunpck{l,h}bw of [r0 r2] and [r1 r3] pair the bytes of rows 0-1
+      // and 2-3 per 128-bit lane; vpermi2w then picks the pairs. Lane q
+      // of the low unpack holds columns 16 * (q % 2) + 0..7 of rows
+      // 2 * (q / 2) + 0..1, the high one columns 8..15 of each.
+      Value x = concat(groupRows[0], groupRows[2]);
+      Value y = concat(groupRows[1], groupRows[3]);
+      SmallVector<int64_t> low, high;
+      for (int64_t q = 0; q < 4; ++q)
+        for (int64_t i = 0; i < 8; ++i) {
+          low.append({q * 16 + i, 64 + q * 16 + i});
+          high.append({q * 16 + 8 + i, 64 + q * 16 + 8 + i});
+        }
+      first = bitcast(
+          vector::ShuffleOp::create(rewriter, loc, x, y, low).getResult(),
+          unitType);
+      second = bitcast(
+          vector::ShuffleOp::create(rewriter, loc, x, y, high).getResult(),
+          unitType);
+      source = [&](int64_t c, int64_t half) {
+        return (c % 16 < 8 ? 0 : units) + (c / 16) * 8 + c % 8 + 16 * half;
+      };
+    } else {
+      // bf16, vpermi2w: r0 and r1, `width` words each.
+      first = bitcast(groupRows[0], unitType);
+      second = bitcast(groupRows[1], unitType);
+      source = [&](int64_t c, int64_t g) { return g * units + c; };
+    }
+    // Units of a lane taken from the sources: bytes, or the words of
+    // bf16 values and of int8 pairs.
+    int64_t perLane = bytes ? group : int8 ? 2 : group;
+    std::string permute = bytes ? "llvm.x86.avx512.vpermi2var.qi.512"
+                                : "llvm.x86.avx512.vpermi2var.hi.512";
+    for (int64_t j = 0; j < width / lanes; ++j) {
+      SmallVector<Attribute> index;
+      for (int64_t c = 0; c < lanes; ++c)
+        for (int64_t g = 0; g < perLane; ++g)
+          index.push_back(
+              rewriter.getIntegerAttr(unit, source(j * lanes + c, g)));
+      Value indices = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(unitType, index));
+      Value part = LLVM::CallIntrinsicOp::create(
+                       rewriter, loc, unitType,
+                       rewriter.getStringAttr(permute),
+                       ValueRange{first, indices, second})
+                       ->getResult(0);
+      columns.push_back(bitcast(part, operandType));
+    }
+  } else {
+    Value packed;
+    if (int8) {
+      Value low = interleave(groupRows[0], groupRows[1]);
+      Value high = interleave(groupRows[2], groupRows[3]);
+      packed = interleave(bitcast(low, vec(width, i16)),
+                          bitcast(high, vec(width, i16)));
+    } else {
+      packed = interleave(bitcast(groupRows[0], vec(width, i16)),
+                          bitcast(groupRows[1], vec(width, i16)));
+    }
+    // 16-bit lanes now; as the instruction's operand type.
+    int64_t operandWords = vectorBits / 16;
+    for (int64_t j = 0; j < width / lanes; ++j) {
+      Value part = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, packed, ArrayRef<int64_t>{j * operandWords},
+          ArrayRef<int64_t>{operandWords}, ArrayRef<int64_t>{1});
+      columns.push_back(bitcast(part, operandType));
+    }
   }
   std::string intrinsic =
       (int8 ? "llvm.x86.avx512.vpdpbusd." : "llvm.x86.avx512bf16.dpbf16ps.") +

@@ -31,6 +31,10 @@ struct DotTile {
   unsigned rowDim;                ///< the row operand's dim of `k`
   unsigned outDim;                ///< the output's dim of the vectors
   bool rowUnsigned;               ///< int8: which operand is the u8 one
+  /// How emitDotTile gathers the vector operand's groups into lanes: by
+  /// interleaves (any target), or by two-source permutes of 16-bit words
+  /// (vpermi2w, AVX512-BW) or of bytes (vpermi2b, AVX512-VBMI).
+  enum Gather { Interleave, WordPermute, BytePermute } gather = Interleave;
 };
 
 /// The dot-product form of register tile `tile` of `op`, when the target
@@ -56,6 +60,10 @@ std::optional<DotTile> dotTile(mlir::linalg::LinalgOp op,
 /// each 32-bit lane holds one column's group; one instruction per row and
 /// vector. Each output vector is read and written through its own view, so
 /// hoistAccumulators keeps it in a register across the reduction.
+/// With permutes (`dot.gather`) and 512-bit vectors, each vector of the
+/// vector operand is one two-source permute of the group's rows (int8
+/// with words: after one unpack of bytes per two vectors) instead of a
+/// tree of interleaves.
 /// Fails, creating nothing, when the group's, the vectors' or the outputs'
 /// strides are not the static ones dotTile checks (on the tile's views).
 mlir::LogicalResult emitDotTile(mlir::RewriterBase &rewriter,

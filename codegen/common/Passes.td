@@ -183,7 +183,13 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
            "need AVX512-VL)">,
     Option<"bf16Dot", "bf16-dot", "bool", "false",
            "bf16 contractions use vdpbf16ps (AVX512-BF16; 256-bit vectors "
-           "need AVX512-VL)">
+           "need AVX512-VL)">,
+    Option<"bytePermutes", "byte-permutes", "bool", "false",
+           "int8 dot-product tiles at 512 bits gather their vector operand "
+           "with vpermi2b (AVX512-VBMI)">,
+    Option<"wordPermutes", "word-permutes", "bool", "false",
+           "bf16 dot-product tiles at 512 bits gather their vector operand "
+           "with vpermi2w (AVX512-BW)">
   ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",

@@ -847,8 +847,13 @@ struct TileAndVectorizePass
         // group at a time.
         std::optional<DotTile> dot =
             dotTile(op, *tile, vectorBits, int8Dot, bf16Dot);
-        if (dot)
+        if (dot) {
           tile->sizes[dot->k] = dot->group;
+          dot->gather = dot->kind == DotTile::Int8 && bytePermutes
+                            ? DotTile::BytePermute
+                        : wordPermutes ? DotTile::WordPermute
+                                       : DotTile::Interleave;
+        }
         std::optional<linalg::LinalgOp> leftover;
         if (tile->m && !staticLoopExtent(op, *tile->m))
           leftover = splitLeftoverRows(rewriter, op, *tile->m,

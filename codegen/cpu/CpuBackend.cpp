@@ -54,6 +54,8 @@ void tessel::buildCpuLoweringPipeline(OpPassManager &pm, unsigned vectorBits,
       std::to_string(vectorBits) +
       " int8-dot=" + flag(wide && has("avx512vnni")) +
       " bf16-dot=" + flag(wide && has("avx512bf16")) +
+      " byte-permutes=" + flag(vectorBits == 512 && has("avx512vbmi")) +
+      " word-permutes=" + flag(vectorBits == 512 && has("avx512bw")) +
       "}, canonicalize, cse, convert-linalg-to-loops,"
       " convert-vector-to-scf{full-unroll=true}, lower-affine,"
       " convert-scf-to-cf,"

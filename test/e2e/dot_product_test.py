@@ -5,7 +5,9 @@
 
 The x86-64-v4+avx512bf16+avx512vnni variant computes int8 MatMul and Gemm
 tiles with vpdpbusd and bf16 ones with vdpbf16ps (tessel-tile-and-vectorize,
-design.md section 8); x86-64-v3 computes them as widened multiply-adds. A
+design.md section 8), gathering the vector operand's groups with vpermi2w;
+x86-64-v4+avx512vbmi+avx512vnni gathers int8 groups with vpermi2b (its bf16
+is widened); x86-64-v3 computes them as widened multiply-adds. A
 seeded sweep of shapes (full and partial register tiles, reductions that are
 not a multiple of the group, one row, batched MatMul, a sequence-first one
 with a run-time batch (rows a run-time stride apart), Gemm with a bias, 1x1
@@ -42,6 +44,8 @@ import cpu_variant  # noqa: E402
 
 TIMEOUT_S = 300
 VARIANTS = cpu_variant.DEFAULT_VARIANTS  # (v4 + bf16 + vnni, v3)
+# The int8 tiles' byte permutes (AVX512-VBMI), not in a default variant.
+VBMI_VARIANT = "x86-64-v4+avx512vbmi+avx512vnni"
 
 
 def cases(seed=21):
@@ -171,6 +175,11 @@ def main():
     runnable = [VARIANTS[1]]
     if cpu_variant.host_variant() == VARIANTS[0]:
         runnable.insert(0, VARIANTS[0])
+        if "avx512vbmi" in flags:
+            runnable.insert(1, VBMI_VARIANT)
+        else:
+            print(f"dot-products: this host lacks avx512vbmi: {VBMI_VARIANT} "
+                  "is compiled, not run")
     else:
         print(f"dot-products: this host lacks {VARIANTS[0]} "
               f"(avx512_vnni: {'avx512_vnni' in flags}, avx512_bf16: "
@@ -201,7 +210,7 @@ def main():
             outputs = {}
             try:
                 run([compile_bin, model, "-o", artifact, "--precision", precision,
-                     "--mcpu", ",".join(VARIANTS)] + extra)
+                     "--mcpu", ",".join([VARIANTS[0], VBMI_VARIANT, VARIANTS[1]])] + extra)
                 for variant in runnable:
                     out = os.path.join(case_dir, f"{precision}-{variant}")
                     run([run_bin, artifact, "--input", "x=" + os.path.join(case_dir, "x.npy"),
