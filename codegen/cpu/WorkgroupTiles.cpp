@@ -145,13 +145,19 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op,
     }
     if (wanted <= 1 || extent <= 1)
       continue;
-    // The smallest tile (the most workgroups, at most `wanted`) that
+    // The smallest tile (the most workgroups, at most `wanted`, or twice
+    // that when nothing divides the extent within it: 7 rows) that
     // divides the extent, so that every tile is full and keeps static
-    // sizes; else tiles of about extent / wanted.
+    // sizes; else tiles of about extent / wanted. A partial tile has
+    // run-time sizes, and a workgroup temporary of that size run-time
+    // strides, which the dot-product tiles refuse (an int8 3x3 Conv at
+    // 7x7 whose i32 sums are a temporary, in row tiles of 2, summed one k
+    // at a time: 3x slower).
     std::optional<int64_t> tile;
-    for (int64_t t = step; t < extent && !tile; t += step)
-      if (extent % t == 0 && extent / t <= wanted)
-        tile = t;
+    for (int64_t limit : {wanted, 2 * wanted})
+      for (int64_t t = step; t < extent && !tile; t += step)
+        if (extent % t == 0 && extent / t <= limit)
+          tile = t;
     if (!tile) {
       int64_t t = (extent + wanted - 1) / wanted;
       t = (t + step - 1) / step * step;

@@ -164,3 +164,26 @@ func.func @conv_order(%x: tensor<1x512x9x9xf32>, %w: tensor<512x3x3x512xf32>, %y
   } -> tensor<1x512x7x7xf32>
   return %0 : tensor<1x512x7x7xf32>
 }
+
+// -----
+
+// The same Conv with 256 output channels: 16 channel tiles leave 4
+// workgroups' worth for the 7 rows, which nothing but 1 and 7 divides; a
+// tile of 1 (7 workgroups, up to twice the wanted count) keeps every tile
+// full, where tiles of 2 would leave a partial one of run-time sizes.
+// CHECK-LABEL: func.func @conv_full_rows(
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_tiles = array<i64: 0, 16, 1, 0, 0, 0, 0>
+#fin = affine_map<(n, o, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#fw = affine_map<(n, o, h, w, c, kh, kw) -> (c, kh, kw, o)>
+#fout = affine_map<(n, o, h, w, c, kh, kw) -> (n, o, h, w)>
+func.func @conv_full_rows(%x: tensor<1x512x9x9xf32>, %w: tensor<512x3x3x256xf32>, %y: tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32> {
+  %0 = linalg.generic {indexing_maps = [#fin, #fw, #fout], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x3x3x256xf32>) outs(%y : tensor<1x256x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x256x7x7xf32>
+  return %0 : tensor<1x256x7x7xf32>
+}
