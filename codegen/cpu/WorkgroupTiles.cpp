@@ -175,26 +175,41 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op,
 }
 
 /// The op whose shape decides the split of `root`'s group: the contraction
-/// below it when it is an epilogue updating the contraction's result in
-/// place (through destinations of the group, at the identity), else itself.
+/// below it when it is an elementwise epilogue of the contraction's result
+/// (through ops of the group that update it in place, or read it, at the
+/// identity of their loops), else itself. An int8 epilogue (i32 sums to a
+/// u8 tensor) reads the sums as an input: counted on its own loops it was
+/// too little work to split, and ResNet-50's int8 3x3 Convs ran as one
+/// workgroup at any thread count.
 linalg::LinalgOp decider(linalg::LinalgOp root) {
   auto group = root->getAttr(tessel::kGroupAttr);
-  linalg::LinalgOp op = root;
-  while (op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1) {
-    auto producer =
-        op.getDpsInitOperand(0)->get().getDefiningOp<linalg::LinalgOp>();
+  // The producer of `use` when it is in the group and writes its one output
+  // at its leading loops, in order, which `op` reads at the identity.
+  auto producerAt = [&](linalg::LinalgOp op,
+                        OpOperand &use) -> linalg::LinalgOp {
+    auto producer = use.get().getDefiningOp<linalg::LinalgOp>();
     if (!producer || producer->getAttr(tessel::kGroupAttr) != group ||
-        producer.getNumDpsInits() != 1)
-      return root;
-    // The producer writes the output at its leading loops, in order.
+        producer.getNumDpsInits() != 1 ||
+        !op.getMatchingIndexingMap(&use).isIdentity())
+      return nullptr;
     AffineMap write =
         producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
     if (write.getNumResults() != op.getNumLoops() ||
         write != AffineMap::getMultiDimIdentityMap(producer.getNumLoops(),
                                                    op.getContext())
                      .getMajorSubMap(op.getNumLoops()))
+      return nullptr;
+    return producer;
+  };
+  linalg::LinalgOp op = root;
+  while (op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1) {
+    linalg::LinalgOp next = producerAt(op, *op.getDpsInitOperand(0));
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (!next)
+        next = producerAt(op, *in);
+    if (!next)
       return root;
-    op = producer;
+    op = next;
   }
   return op;
 }

@@ -187,3 +187,39 @@ func.func @conv_full_rows(%x: tensor<1x512x9x9xf32>, %w: tensor<512x3x3x256xf32>
   } -> tensor<1x256x7x7xf32>
   return %0 : tensor<1x256x7x7xf32>
 }
+
+// -----
+
+// An int8 MatMul whose epilogue reads its i32 sums as an input and writes a
+// new f32 tensor (not in place): the split is counted on the MatMul (the
+// register tile's multiples: rows of 4, 16 columns), not on the epilogue's
+// own loops, which alone gave rows in tiles of 2 and left the weights whole.
+// CHECK-LABEL: func.func @int8_epilogue(
+// CHECK:         linalg.generic
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_tiles = array<i64: 32, 16>
+#qa = affine_map<(m, n, k) -> (m, k)>
+#qb = affine_map<(m, n, k) -> (k, n)>
+#qc = affine_map<(m, n, k) -> (m, n)>
+#qid = affine_map<(m, n) -> (m, n)>
+func.func @int8_epilogue(%x: tensor<64x256xi8>, %w: tensor<256x512xi8>, %y: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<64x512xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x512xi32>) -> tensor<64x512xi32>
+  %p = linalg.generic {indexing_maps = [#qa, #qb, #qc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x256xi8>, tensor<256x512xi8>) outs(%f : tensor<64x512xi32>) {
+  ^bb0(%u: i8, %v: i8, %acc: i32):
+    %0 = arith.extui %u : i8 to i32
+    %1 = arith.extsi %v : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  } -> tensor<64x512xi32>
+  %r = linalg.generic {indexing_maps = [#qid, #qid], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<64x512xi32>) outs(%y : tensor<64x512xf32>) {
+  ^bb0(%s: i32, %out: f32):
+    %0 = arith.sitofp %s : i32 to f32
+    linalg.yield %0 : f32
+  } -> tensor<64x512xf32>
+  return %r : tensor<64x512xf32>
+}

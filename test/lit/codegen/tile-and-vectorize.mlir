@@ -356,6 +356,45 @@ func.func @conv1x1_narrow(%x: memref<1x8x7x7xf32>, %w: memref<16x8x1x1xf32>, %y:
 
 // -----
 
+// The same with the weights a workgroup's view of 16 filters out of more
+// (a strided layout): the unit dims still drop (a rank-reducing subview),
+// and the pixels still merge.
+// CHECK-LABEL: func.func @conv1x1_narrow_view(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x8x7x7xf32>, %[[W:[^:]+]]: memref<16x8x1x1xf32, strided<[64, 1, 1, 1], offset: ?>>
+// CHECK-DAG:     memref.subview %[[W]][0, 0, 0, 0] [16, 8, 1, 1] [1, 1, 1, 1] : memref<16x8x1x1xf32, strided<[64, 1, 1, 1], offset: ?>> to memref<16x8xf32, strided<[64, 1], offset: ?>>
+// CHECK-DAG:     memref.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : memref<1x8x7x7xf32> into memref<1x8x49xf32>
+// CHECK:         scf.for %{{.+}} = %c0 to %c48 step %c8
+func.func @conv1x1_narrow_view(%x: memref<1x8x7x7xf32>, %w: memref<16x8x1x1xf32, strided<[64, 1, 1, 1], offset: ?>>, %y: memref<1x16x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (co, ci, kh, kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x7x7xf32>, memref<16x8x1x1xf32, strided<[64, 1, 1, 1], offset: ?>>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A 1x1 Conv with filters-last weights puts its vectors along the output
+// channels: its rows stay the 7 pixels of an image row (merged, they would
+// be 49 rows in tiles of 4 with one left over).
+// CHECK-LABEL: func.func @conv1x1_filters_last(
+// CHECK-NOT:     memref.collapse_shape
+func.func @conv1x1_filters_last(%x: memref<1x8x7x7xf32>, %w: memref<8x1x1x16xf32>, %y: memref<1x16x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (ci, kh, kw, co)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x8x7x7xf32>, memref<8x1x1x16xf32>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A 3x3 Conv on the same image keeps its rows: its input index oh + kh is
 // a window, not a plain loop.
 // CHECK-LABEL: func.func @conv3x3_narrow(
