@@ -58,15 +58,19 @@ tessel::workgroupIteration(OpBuilder &b, scf::ForallOp forall,
   SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound(),
                             ubs = forall.getMixedUpperBound(),
                             steps = forall.getMixedStep();
-  // The split dims, ordered by their linear_dim tags.
+  // The split dims (a step below the bound, a constant), in the order of
+  // their linear_dim tags: the axes x, y, z.
   SmallVector<unsigned> split;
   for (unsigned d = 0; d < lbs.size(); ++d) {
     std::optional<int64_t> s = getConstantIntValue(steps[d]);
     std::optional<int64_t> u = getConstantIntValue(ubs[d]);
     std::optional<int64_t> l = getConstantIntValue(lbs[d]);
-    if (!isEqualConstantIntOrValue(steps[d], ubs[d]) &&
-        !(s && u && l && *s >= *u - *l))
-      split.push_back(d);
+    if (isEqualConstantIntOrValue(steps[d], ubs[d]) ||
+        (s && u && l && *s >= *u - *l))
+      continue; // whole: its one iteration
+    if (!s)
+      return forall.emitError("a workgroup dim split by a run-time step");
+    split.push_back(d);
   }
   auto tag = [&](unsigned d) -> int64_t {
     std::optional<ArrayAttr> mapping = forall.getMapping();
@@ -75,31 +79,20 @@ tessel::workgroupIteration(OpBuilder &b, scf::ForallOp forall,
     auto attr = dyn_cast<DeviceMappingAttrInterface>((*mapping)[d]);
     return attr && attr.isLinearMapping() ? attr.getMappingId() : d;
   };
-  llvm::stable_sort(split, [&](unsigned a, unsigned b) { return tag(a) < tag(b); });
+  llvm::stable_sort(split,
+                    [&](unsigned a, unsigned b) { return tag(a) < tag(b); });
   if (split.size() > 3)
     return forall.emitError("dim ")
            << split[3] << " of a workgroup forall is split on a fourth axis";
   SmallVector<Value> ivs;
-  for (unsigned d = 0; d < lbs.size(); ++d) {
-    Value lower = getValueOrCreateConstantIndexOp(b, loc, lbs[d]);
-    auto axis = llvm::find(split, d);
-    if (axis == split.end()) {
-      ivs.push_back(lower); // whole: its one iteration
-      continue;
-    }
-    std::optional<int64_t> s = getConstantIntValue(steps[d]);
-    if (!s)
-      return forall.emitError("a workgroup dim split by a run-time step");
-    ivs.push_back(lower);
-  }
-  // The axes in order, then each split dim's induction value.
-  axes.clear();
-  for (unsigned d : split)
-    axes.push_back({*getConstantIntValue(steps[d]), {static_cast<int64_t>(d)}});
-  for (auto [a, d] : llvm::enumerate(split)) {
+  for (OpFoldResult lb : lbs)
+    ivs.push_back(getValueOrCreateConstantIndexOp(b, loc, lb));
+  for (unsigned d : split) {
+    int64_t step = *getConstantIntValue(steps[d]);
     Value offset = arith::MulIOp::create(
-        b, loc, idOf(a), arith::ConstantIndexOp::create(b, loc, axes[a].tile));
+        b, loc, idOf(axes.size()), arith::ConstantIndexOp::create(b, loc, step));
     ivs[d] = arith::AddIOp::create(b, loc, ivs[d], offset);
+    axes.push_back({step, {static_cast<int64_t>(d)}});
   }
   return ivs;
 }
