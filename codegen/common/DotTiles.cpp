@@ -350,8 +350,8 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
       SmallVector<int64_t> low, high;
       for (int64_t q = 0; q < 4; ++q)
         for (int64_t i = 0; i < 8; ++i) {
-          low.append({q * 16 + i, 64 + q * 16 + i});
-          high.append({q * 16 + 8 + i, 64 + q * 16 + 8 + i});
+          low.append({q * 16 + i, 2 * width + q * 16 + i});
+          high.append({q * 16 + 8 + i, 2 * width + q * 16 + 8 + i});
         }
       first = bitcast(
           vector::ShuffleOp::create(rewriter, loc, x, y, low).getResult(),
@@ -368,9 +368,9 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
       second = bitcast(groupRows[1], unitType);
       source = [&](int64_t c, int64_t g) { return g * units + c; };
     }
-    // Units of a lane taken from the sources: bytes, or the words of
-    // bf16 values and of int8 pairs.
-    int64_t perLane = bytes ? group : int8 ? 2 : group;
+    // Units of a 32-bit lane taken from the sources: 4 bytes, or 2 words
+    // (bf16 values, int8 pairs).
+    int64_t perLane = 32 / unit.getIntOrFloatBitWidth();
     std::string permute = bytes ? "llvm.x86.avx512.vpermi2var.qi.512"
                                 : "llvm.x86.avx512.vpermi2var.hi.512";
     for (int64_t j = 0; j < width / lanes; ++j) {

@@ -72,8 +72,8 @@ tessel::workgroupIteration(OpBuilder &b, scf::ForallOp forall,
       return forall.emitError("a workgroup dim split by a run-time step");
     split.push_back(d);
   }
+  std::optional<ArrayAttr> mapping = forall.getMapping();
   auto tag = [&](unsigned d) -> int64_t {
-    std::optional<ArrayAttr> mapping = forall.getMapping();
     if (!mapping || mapping->size() != lbs.size())
       return d;
     auto attr = dyn_cast<DeviceMappingAttrInterface>((*mapping)[d]);

@@ -313,12 +313,8 @@ linalg::LinalgOp mergeNarrowRows(RewriterBase &rewriter, linalg::LinalgOp op,
       if (!type)
         return failure();
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-          sizes, strides(type.getRank(), b.getIndexAttr(1));
-      for (auto [i, e] : llvm::enumerate(type.getShape()))
-        sizes.push_back(ShapedType::isDynamic(e)
-                            ? OpFoldResult(memref::DimOp::create(
-                                  b, loc, operand, int64_t(i)).getResult())
-                            : OpFoldResult(b.getIndexAttr(e)));
+          sizes = memref::getMixedSizes(b, loc, operand),
+          strides(type.getRank(), b.getIndexAttr(1));
       auto reduced = cast<MemRefType>(
           memref::SubViewOp::inferRankReducedResultType(
               targetShape, type, offsets, sizes, strides));

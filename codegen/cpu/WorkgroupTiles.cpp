@@ -84,9 +84,11 @@ SmallVector<int64_t> partitionedData(linalg::LinalgOp op,
 /// (a batch, a sequence) is split into tiles of at least `minWork`
 /// iterations as far as the static extents tell. Dims that partition the
 /// most input data come first; the output's last loop is split only in a
-/// MatMul-like op or when it is the only work dim.
+/// MatMul-like op or when it is the only work dim. `partitioned` is
+/// partitionedData(op, workDims).
 SmallVector<Split> chooseSplits(linalg::LinalgOp op,
                                 ArrayRef<int64_t> workDims,
+                                ArrayRef<int64_t> partitioned,
                                 int64_t maxWorkgroups, int64_t minWork,
                                 unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -119,7 +121,6 @@ SmallVector<Split> chooseSplits(linalg::LinalgOp op,
       llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
         return op.getMatchingIndexingMap(in).isProjectedPermutation();
       });
-  SmallVector<int64_t> partitioned = partitionedData(op, workDims);
   SmallVector<unsigned> order;
   for (int64_t d : workDims)
     if (contiguous != d || matmulLike || workDims.size() == 1)
@@ -225,9 +226,11 @@ struct CpuWorkgroupTilesPass
       if (!loops)
         return;
       linalg::LinalgOp op = decider(root);
+      SmallVector<int64_t> partitioned =
+          partitionedData(op, loops.asArrayRef());
       SmallVector<Split> splits =
-          chooseSplits(op, loops.asArrayRef(), maxWorkgroups, minWork,
-                       vectorBits);
+          chooseSplits(op, loops.asArrayRef(), partitioned, maxWorkgroups,
+                       minWork, vectorBits);
       SmallVector<int64_t> tiles(root.getNumLoops(), 0);
       for (const Split &s : splits)
         tiles[s.dim] = s.tile;
@@ -308,8 +311,6 @@ struct CpuWorkgroupTilesPass
       for (int64_t d : loops.asArrayRef())
         if (tiles[d] != 0)
           order.push_back(d);
-      SmallVector<int64_t> partitioned =
-          partitionedData(op, loops.asArrayRef());
       llvm::stable_sort(order, [&](int64_t a, int64_t b) {
         return partitioned[a] < partitioned[b];
       });
