@@ -17,6 +17,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 namespace tessel {
 #define GEN_PASS_DEF_GPUWORKGROUPTILESPASS
 #define GEN_PASS_DEF_GPUSPLITREDUCTIONSPASS
@@ -223,6 +225,28 @@ struct GpuWorkgroupTilesPass
         tiles[d] = tile;
         elements = 1;
         ++split;
+      }
+      // Loops left whole (past three splits) scale the temporaries too:
+      // halve the largest split tile while they exceed the limit.
+      auto tempBytes = [&] {
+        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+        int64_t bytes = unitBytes;
+        for (int64_t d : loops.asArrayRef()) {
+          int64_t t = tiles[d] != 0 ? tiles[d] : ranges[d];
+          bytes = ShapedType::isDynamic(t) || (t > 0 && bytes > kMax / t)
+                      ? kMax
+                      : bytes * t;
+        }
+        return bytes;
+      };
+      while (unitBytes > 0 && tempBytes() > maxTempBytes) {
+        int64_t *largest = nullptr;
+        for (int64_t d : loops.asArrayRef())
+          if (tiles[d] > 1 && (!largest || tiles[d] > *largest))
+            largest = &tiles[d];
+        if (!largest)
+          break; // too large even so: the target reports the kernel's size
+        *largest = (*largest + 1) / 2;
       }
       root->setAttr(tessel::kWorkgroupTilesAttr,
                     DenseI64ArrayAttr::get(root.getContext(), tiles));

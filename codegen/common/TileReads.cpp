@@ -25,9 +25,10 @@ namespace {
 /// and last element, and a shuffle that keeps every c-th: vector loads
 /// instead of V scalar ones. An n-d read (pooling's 4 rows) is done row by
 /// row. The view (possibly rank-reducing) must have the stride on its last
-/// dim. A masked read reads V * c elements per row (LLVM scalarizes masked
-/// loads of other widths) under a mask covering the first (n - 1) * c + 1
-/// for a last mask size n, and none for a row outside the leading sizes.
+/// dim. Every read reads V * c elements per row (LLVM scalarizes loads of
+/// other widths) under a mask: the first (V - 1) * c + 1, or for a masked
+/// read of last mask size n the first (n - 1) * c + 1, and none for a row
+/// outside the leading sizes.
 struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::TransferReadOp read,
@@ -61,7 +62,10 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
         return failure();
     }
     bool masked = !maskSizes.empty();
-    int64_t wide = masked ? lanes * *stride : (lanes - 1) * *stride + 1;
+    // Always V * c elements under a mask: LLVM splits a load of (V - 1) *
+    // c + 1 into whole vectors and scalarizes the odd rest (15 scalar
+    // loads and inserts per row of a stride-2 tile of 32).
+    int64_t wide = lanes * *stride;
     auto wideType = VectorType::get({wide}, type.getElementType());
     SmallVector<int64_t> every;
     for (int64_t k = 0; k < lanes; ++k)
@@ -96,6 +100,10 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
         ++next;
       }
       Value mask;
+      if (!masked)
+        mask = vector::ConstantMaskOp::create(
+            rewriter, loc, VectorType::get({wide}, rewriter.getI1Type()),
+            ArrayRef<int64_t>{(lanes - 1) * *stride + 1});
       if (masked) {
         // (n - 1) * c + 1 elements if every leading size exceeds the row.
         Value size = getValueOrCreateConstantIndexOp(

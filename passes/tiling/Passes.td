@@ -19,10 +19,23 @@ def FormWorkgroupGroupsPass
     decide a kernel's stages and workspaces, which the artifact shares
     between targets; each target then picks its own tile sizes).
 
-      * Pads as linalg. A tensor.pad by a constant becomes a fill of the
-        padded tensor and a linalg.copy of the source into its interior
-        (an insert_slice, in place after bufferization): two roots a target
-        tiles like any other, instead of a copy left to one workgroup.
+      * Pads in the tile. A tensor.pad by a constant read only by one
+        op of a group, as an input, joins that group when no workgroup
+        would copy a dim its reader sums over: each dim of the pad is read
+        at a plain workgroup loop (a depthwise Conv's or a pooling's
+        channels, the batch), at a constant, or, where the dim is padded,
+        through a window (`oh * s + kh`: neighbouring tiles overlap by a
+        halo, which each copies). tessel-tile-and-fuse-workgroups pads
+        each workgroup's slice in a temporary of the workgroup. Per unit
+        tile a window counts max(s, window extent) rows, an upper bound of
+        `s * (T - 1) + extent` rows per T output rows. A Conv that sums its
+        input channels would have every workgroup copy all of them: its
+        pad stays out.
+      * Other pads as linalg. A tensor.pad by a constant no group took
+        becomes a fill of the padded tensor and a linalg.copy of the source
+        into its interior (an insert_slice, in place after bufferization):
+        two roots a target tiles like any other, instead of a copy left to
+        one workgroup.
       * Epilogues in place. An elementwise linalg.generic that reads, at the
         identity, the whole result of a contraction (an op with a reduction
         loop) used by nothing else, and writes a fresh tensor of the same
@@ -68,7 +81,11 @@ def TileAndFuseWorkgroupsPass
     upstream's tile-and-fuse, fusing exactly its group's producers; fused
     through destinations (a fill, a bias broadcast, a contraction below its
     epilogue) they work on the root's output tile, fused as inputs they get
-    a temporary of the workgroup. The forall's dims are tagged
+    a temporary of the workgroup. A pad of the group is not tiled
+    upstream: each slice of it in the tile becomes a temporary of the tile's
+    shape whose border slabs take the pad's value and whose interior is a
+    copy of the source rows the slice covers, clamped to the source (empty
+    where the tile lies in the padding). The forall's dims are tagged
     `#gpu.block<linear_dim_i>` so that canonicalization keeps one-tile dims:
     its upper bounds are the stage's work sizes on every target (a root
     written into a kernel argument takes that argument's dims as bounds,

@@ -106,6 +106,15 @@ bool makeEpilogueInPlace(linalg::GenericOp op) {
 using tessel::kGroupAttr;
 using tessel::kLoopsAttr;
 
+/// A workgroup temporary: its type and, per dim, the root loop it follows
+/// (-1: the dim is whole in every workgroup) and its extent per unit tile of
+/// that loop (1, or a window's rows per output row: see tryJoinPad).
+struct Temp {
+  RankedTensorType type;
+  SmallVector<int64_t> follows;
+  SmallVector<int64_t> units;
+};
+
 /// A group being formed: per op, the workgroup loop (a loop of the root)
 /// each of its loops follows, -1 for none.
 struct FusionGroup {
@@ -114,33 +123,89 @@ struct FusionGroup {
   /// each root loop.
   llvm::SmallSetVector<int64_t, 4> splittable;
   SmallVector<int64_t> rootRanges;
-  /// The workgroup temporaries: a type and, per dim, the root loop it follows.
-  SmallVector<std::pair<RankedTensorType, SmallVector<int64_t>>> temps;
+  SmallVector<Temp> temps;
   bool contains(Operation *op) const { return follows.count(op); }
 };
 
 /// Bytes of the group's temporaries per unit tile of the loops in
 /// `splittable`; nothing when one has a dynamic whole dim.
-std::optional<int64_t>
-tempBytes(ArrayRef<std::pair<RankedTensorType, SmallVector<int64_t>>> temps,
-          const llvm::SmallSetVector<int64_t, 4> &splittable) {
+std::optional<int64_t> tempBytes(ArrayRef<Temp> temps,
+                                 const llvm::SmallSetVector<int64_t, 4> &splittable) {
   int64_t bytes = 0;
-  for (const auto &[type, follows] : temps) {
+  for (const Temp &temp : temps) {
+    RankedTensorType type = temp.type;
     if (!type.getElementType().isIntOrFloat())
       return std::nullopt;
     int64_t elements = 1;
-    for (auto [d, loop] : llvm::enumerate(follows)) {
-      if (loop >= 0 && splittable.contains(loop))
-        continue;
-      if (type.isDynamicDim(d))
-        return std::nullopt;
-      elements = std::min<int64_t>(elements * type.getDimSize(d),
-                                   int64_t(1) << 40);
+    for (auto [d, loop] : llvm::enumerate(temp.follows)) {
+      int64_t extent = temp.units[d];
+      if (loop < 0 || !splittable.contains(loop)) {
+        if (type.isDynamicDim(d))
+          return std::nullopt;
+        extent = type.getDimSize(d);
+      }
+      elements = std::min<int64_t>(elements * extent, int64_t(1) << 40);
     }
     bytes += elements *
              std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   }
   return bytes;
+}
+
+/// The coefficient of each of `numDims` dims in `expr`, a sum of dims
+/// times constants plus a constant; nothing for any other expression.
+std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
+                                                       unsigned numDims) {
+  SmallVector<int64_t> coefficients(numDims, 0);
+  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
+                                                      int64_t scale) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      coefficients[dim.getPosition()] += scale;
+      return true;
+    }
+    if (isa<AffineConstantExpr>(e))
+      return true;
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary)
+      return false;
+    if (binary.getKind() == AffineExprKind::Add)
+      return add(binary.getLHS(), scale) && add(binary.getRHS(), scale);
+    if (binary.getKind() != AffineExprKind::Mul)
+      return false;
+    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+      return add(binary.getLHS(), scale * c.getValue());
+    if (auto c = dyn_cast<AffineConstantExpr>(binary.getLHS()))
+      return add(binary.getRHS(), scale * c.getValue());
+    return false;
+  };
+  if (!add(expr, 1))
+    return std::nullopt;
+  return coefficients;
+}
+
+/// Records `op` in `group` with the loops it follows, when the group's
+/// temporaries stay within `maxTempBytes` per unit tile and some workgroup
+/// loop remains; true when it did.
+bool commitJoin(FusionGroup &group, Operation *op, SmallVector<int64_t> follows,
+                llvm::SmallSetVector<int64_t, 4> splittable,
+                SmallVector<Temp> temps, int64_t maxTempBytes) {
+  std::optional<int64_t> bytes = tempBytes(temps, splittable);
+  if (splittable.empty() || !bytes || *bytes > maxTempBytes)
+    return false;
+  // A temporary's run-time dims need their loops split (a target splits
+  // at most three).
+  llvm::SmallSetVector<int64_t, 4> dynamicSplits;
+  for (const Temp &temp : temps)
+    for (int64_t loop : temp.follows)
+      if (loop >= 0 && splittable.contains(loop) &&
+          ShapedType::isDynamic(group.rootRanges[loop]))
+        dynamicSplits.insert(loop);
+  if (dynamicSplits.size() > 3)
+    return false;
+  group.follows[op] = std::move(follows);
+  group.splittable = std::move(splittable);
+  group.temps = std::move(temps);
+  return true;
 }
 
 /// Tries to add `producer` to `group` (see Passes.td); true when it did.
@@ -186,59 +251,208 @@ bool tryJoin(FusionGroup &group, linalg::LinalgOp producer,
         dims.push_back(root);
       }
       if (!reader.isDpsInit(&use))
-        temps.push_back({cast<RankedTensorType>(result.getType()), dims});
+        temps.push_back({cast<RankedTensorType>(result.getType()), dims,
+                         SmallVector<int64_t>(dims.size(), 1)});
     }
   }
-  std::optional<int64_t> bytes = tempBytes(temps, splittable);
-  if (splittable.empty() || !bytes || *bytes > maxTempBytes)
+  return commitJoin(group, producer, std::move(follows),
+                    std::move(splittable), std::move(temps), maxTempBytes);
+}
+
+/// Adds a constant tensor.pad to `group` (see Passes.td: pads in the tile)
+/// when it may; true when it did.
+bool tryJoinPad(FusionGroup &group, tensor::PadOp pad, int64_t maxTempBytes) {
+  if (!pad.getConstantPaddingValue() || !pad.getResult().hasOneUse())
     return false;
-  // A temporary's run-time dims need their loops split (a target splits
-  // at most three).
-  llvm::SmallSetVector<int64_t, 4> dynamicSplits;
-  for (const auto &[type, dims] : temps)
-    for (int64_t loop : dims)
-      if (loop >= 0 && splittable.contains(loop) &&
-          ShapedType::isDynamic(group.rootRanges[loop]))
-        dynamicSplits.insert(loop);
-  if (dynamicSplits.size() > 3)
+  OpOperand &use = *pad.getResult().getUses().begin();
+  auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!reader || !group.contains(reader) || reader.isDpsInit(&use))
     return false;
-  group.follows[producer] = follows;
-  group.splittable = splittable;
-  group.temps = std::move(temps);
-  return true;
+  RankedTensorType type = pad.getResultType();
+  AffineMap read = reader.getMatchingIndexingMap(&use);
+  if (read.getNumResults() != type.getRank() || read.getNumSymbols() != 0)
+    return false;
+  SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+  auto iterators = reader.getIteratorTypesArray();
+  const SmallVector<int64_t> &readerFollows = group.follows.lookup(reader);
+  llvm::SmallSetVector<int64_t, 4> splittable = group.splittable;
+  // A workgroup loop the read does not select would copy the same tile.
+  for (auto [loop, root] : llvm::enumerate(readerFollows))
+    if (root >= 0 && !read.isFunctionOfDim(loop))
+      splittable.remove(root);
+  ArrayRef<int64_t> lows = pad.getStaticLow(), highs = pad.getStaticHigh();
+  Temp temp{type, {}, {}};
+  for (unsigned r = 0; r < type.getRank(); ++r) {
+    std::optional<SmallVector<int64_t>> coefficients =
+        linearCoefficients(read.getResult(r), read.getNumDims());
+    if (!coefficients)
+      return false;
+    bool padded = lows[r] != 0 || highs[r] != 0;
+    // The dim's extent in a unit tile of the split loops, and the split
+    // loop that moves it (at most one).
+    int64_t extent = 1, root = -1, stride = 0;
+    for (auto [loop, c] : llvm::enumerate(*coefficients)) {
+      if (c == 0 || ranges[loop] == 1)
+        continue; // a loop of one iteration reads index 0
+      if (c < 0)
+        return false;
+      int64_t follows = readerFollows[loop];
+      if (follows >= 0 && splittable.contains(follows) && root < 0 &&
+          iterators[loop] == utils::IteratorType::parallel) {
+        root = follows;
+        stride = c;
+        continue;
+      }
+      // A loop every workgroup runs whole: its window. Outside a padded
+      // dim only a window of one element is allowed, so no workgroup
+      // copies a dim its reader sums over (a Conv's input channels).
+      if (!padded || ShapedType::isDynamic(ranges[loop]))
+        return false;
+      if (follows >= 0)
+        splittable.remove(follows);
+      extent += c * (ranges[loop] - 1);
+    }
+    if (root >= 0 && !padded && stride != 1)
+      return false;
+    temp.follows.push_back(root);
+    // Rows for T output rows: stride * (T - 1) + extent, at most
+    // T * max(stride, extent).
+    temp.units.push_back(std::max(stride, extent));
+  }
+  SmallVector<Temp> temps = group.temps;
+  temps.push_back(std::move(temp));
+  return commitJoin(group, pad, {}, std::move(splittable), std::move(temps),
+                    maxTempBytes);
 }
 
 /// Rewrites a tensor.pad with a constant value into linalg ops that can be
 /// tiled like any other: a fill of the padded tensor, then a copy of the
 /// source into its interior (an insert_slice in place after bufferization).
-/// True when it did.
-bool decomposePad(tensor::PadOp pad) {
+/// Returns the fill and the copy, or nothing when it did not.
+std::optional<std::pair<Operation *, Operation *>>
+decomposePad(tensor::PadOp pad) {
   Value value = pad.getConstantPaddingValue();
   if (!value)
-    return false;
+    return std::nullopt;
   IRRewriter rewriter(pad.getContext());
   rewriter.setInsertionPoint(pad);
   Location loc = pad.getLoc();
   ReifiedRankedShapedTypeDims shapes;
   if (failed(reifyResultShapes(rewriter, pad, shapes)))
-    return false;
+    return std::nullopt;
   RankedTensorType type = pad.getResultType();
   Value empty = tensor::EmptyOp::create(rewriter, loc, shapes[0],
                                         type.getElementType());
-  Value filled =
-      linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
+  auto fill = linalg::FillOp::create(rewriter, loc, value, empty);
+  Value filled = fill.getResult(0);
   SmallVector<OpFoldResult> sizes =
       tensor::getMixedSizes(rewriter, loc, pad.getSource());
   SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
   SmallVector<OpFoldResult> offsets = pad.getMixedLowPad();
   Value interior = tensor::ExtractSliceOp::create(rewriter, loc, filled,
                                                   offsets, sizes, strides);
-  Value copied = linalg::CopyOp::create(rewriter, loc, pad.getSource(),
-                                        interior)
-                     .getResult(0);
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(pad, copied, filled,
-                                                     offsets, sizes, strides);
-  return true;
+  auto copy = linalg::CopyOp::create(rewriter, loc, pad.getSource(), interior);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      pad, copy.getResult(0), filled, offsets, sizes, strides);
+  return std::make_pair(fill.getOperation(), copy.getOperation());
+}
+
+/// Replaces `slice`, a slice of `pad`'s result, by a pad of the slice of
+/// the pad's source it covers: a fill of the tile and a copy of that slice
+/// into it (at offset 0 where the tile starts in the padding). Tiles of
+/// a window overlap (halos); each workgroup copies its own.
+LogicalResult padInTile(RewriterBase &rewriter, tensor::PadOp pad,
+                        tensor::ExtractSliceOp slice) {
+  if (!slice.hasUnitStride() ||
+      slice.getType().getRank() != pad.getResultType().getRank())
+    return slice.emitError("a strided or rank-reducing slice of a pad");
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(slice);
+  Location loc = slice.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr s0, s1, s2, s3;
+  bindSymbols(ctx, s0, s1, s2, s3);
+  auto map = [&](ArrayRef<AffineExpr> exprs, unsigned symbols) {
+    return AffineMap::get(0, symbols, exprs, ctx);
+  };
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
+                            sizes = slice.getMixedSizes(),
+                            lows = pad.getMixedLowPad(),
+                            highs = pad.getMixedHighPad(),
+                            whole = tensor::getMixedSizes(rewriter, loc,
+                                                          pad.getSource());
+  SmallVector<OpFoldResult> from, lengths, to;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    if (isZeroInteger(lows[d]) && isZeroInteger(highs[d])) {
+      from.push_back(offsets[d]);
+      lengths.push_back(sizes[d]);
+      to.push_back(rewriter.getIndexAttr(0));
+      continue;
+    }
+    // The source rows [begin, end) that the tile's rows [offset, offset +
+    // size) of the padded dim cover, clamped to the source (empty where
+    // the tile lies in the padding).
+    OpFoldResult begin = affine::makeComposedFoldedAffineMax(
+        rewriter, loc, map({s0 - s1, getAffineConstantExpr(0, ctx)}, 2),
+        {offsets[d], lows[d]});
+    begin = affine::makeComposedFoldedAffineMin(rewriter, loc,
+                                                map({s0, s1}, 2),
+                                                {begin, whole[d]});
+    OpFoldResult end = affine::makeComposedFoldedAffineMin(
+        rewriter, loc, map({s0 + s1 - s2, s3}, 4),
+        {offsets[d], sizes[d], lows[d], whole[d]});
+    end = affine::makeComposedFoldedAffineMax(rewriter, loc, map({s0, s1}, 2),
+                                              {end, begin});
+    from.push_back(begin);
+    lengths.push_back(affine::makeComposedFoldedAffineApply(
+        rewriter, loc, map({s0 - s1}, 2), {end, begin}));
+    to.push_back(affine::makeComposedFoldedAffineApply(
+        rewriter, loc, map({s0 + s1 - s2}, 3), {begin, lows[d], offsets[d]}));
+  }
+  Value value = pad.getConstantPaddingValue();
+  if (pad.getRegion().isAncestor(value.getParentRegion()))
+    value = rewriter.clone(*value.getDefiningOp())->getResult(0);
+  SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                        slice.getType().getElementType());
+  // Only the border takes the value: per padded dim, the slabs before and
+  // after the copied rows (a 2-d border is written twice at its corners).
+  Value filled = empty;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    if (isZeroInteger(lows[d]) && isZeroInteger(highs[d]))
+      continue;
+    OpFoldResult after = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, map({s0 + s1}, 2), {to[d], lengths[d]});
+    SmallVector<std::pair<OpFoldResult, OpFoldResult>> slabs = {
+        {rewriter.getIndexAttr(0), to[d]},
+        {after, affine::makeComposedFoldedAffineApply(
+                    rewriter, loc, map({s0 - s1}, 2), {sizes[d], after})}};
+    for (auto [start, length] : slabs) {
+      if (isZeroInteger(length))
+        continue;
+      SmallVector<OpFoldResult> at(offsets.size(), rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> extent = sizes;
+      at[d] = start;
+      extent[d] = length;
+      Value part = tensor::ExtractSliceOp::create(rewriter, loc, filled, at,
+                                                  extent, strides);
+      part = linalg::FillOp::create(rewriter, loc, value, part).getResult(0);
+      filled = tensor::InsertSliceOp::create(rewriter, loc, part, filled, at,
+                                             extent, strides);
+    }
+  }
+  Value source = tensor::ExtractSliceOp::create(rewriter, loc, pad.getSource(),
+                                                from, lengths, strides);
+  Value interior = tensor::ExtractSliceOp::create(rewriter, loc, filled, to,
+                                                  lengths, strides);
+  Value copied =
+      linalg::CopyOp::create(rewriter, loc, source, interior).getResult(0);
+  Value tile = tensor::InsertSliceOp::create(rewriter, loc, copied, filled, to,
+                                             lengths, strides);
+  if (tile.getType() != slice.getType())
+    tile = tensor::CastOp::create(rewriter, loc, slice.getType(), tile);
+  rewriter.replaceOp(slice, tile);
+  return success();
 }
 
 /// The number of leading parallel loops of `op`.
@@ -268,11 +482,16 @@ void formGroup(linalg::LinalgOp root, int64_t id, int64_t maxTempBytes) {
       Operation *reader = group.follows.begin()[i].first;
       for (Value operand : reader->getOperands()) {
         Operation *def = operand.getDefiningOp();
-        if (!def || group.contains(def) || !isTensorLinalg(def) ||
-            def->getBlock() != root->getBlock() ||
-            def->hasAttr(kGroupAttr))
+        if (!def || group.contains(def) ||
+            def->getBlock() != root->getBlock() || def->hasAttr(kGroupAttr))
           continue;
-        if (tryJoin(group, cast<linalg::LinalgOp>(def), maxTempBytes))
+        if (auto pad = dyn_cast<tensor::PadOp>(def)) {
+          if (tryJoinPad(group, pad, maxTempBytes))
+            changed = true;
+          continue;
+        }
+        if (isTensorLinalg(def) &&
+            tryJoin(group, cast<linalg::LinalgOp>(def), maxTempBytes))
           changed = true;
       }
     }
@@ -297,17 +516,31 @@ struct FormWorkgroupGroupsPass
     if (func.isDeclaration())
       return;
     Block &block = func.getBody().front();
-    for (auto pad : llvm::make_early_inc_range(block.getOps<tensor::PadOp>()))
-      decomposePad(pad);
     for (auto generic :
          llvm::make_early_inc_range(block.getOps<linalg::GenericOp>()))
       makeEpilogueInPlace(generic);
     int64_t id = 0;
-    for (Operation &op : llvm::reverse(block)) {
-      if (!isTensorLinalg(&op) || op.hasAttr(kGroupAttr) ||
+    auto root = [&](Operation *op) {
+      if (!isTensorLinalg(op) || op->hasAttr(kGroupAttr) ||
           leadingParallelLoops(cast<linalg::LinalgOp>(op)) == 0)
-        continue;
+        return;
       formGroup(cast<linalg::LinalgOp>(op), id++, maxTempBytes);
+    };
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      auto pad = dyn_cast<tensor::PadOp>(&op);
+      if (!pad) {
+        root(&op);
+        continue;
+      }
+      // A pad no group took (its reader's is formed already) becomes a
+      // fill and a copy, each the root of a group of its own.
+      if (pad->hasAttr(kGroupAttr))
+        continue;
+      if (std::optional<std::pair<Operation *, Operation *>> ops =
+              decomposePad(pad)) {
+        root(ops->second);
+        root(ops->first);
+      }
     }
   }
 };
@@ -407,7 +640,9 @@ struct TileAndFuseWorkgroupsPass
     options.setFusionControlFn(
         [&](tensor::ExtractSliceOp, OpResult producer,
             bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (!group.contains(producer.getOwner()))
+          // A pad is copied into the tile below, not tiled upstream.
+          if (!group.contains(producer.getOwner()) ||
+              isa<tensor::PadOp>(producer.getOwner()))
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });
@@ -446,6 +681,21 @@ struct TileAndFuseWorkgroupsPass
     }
     for (OpResult r : root->getResults())
       rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+    // The group's pads: each slice of one in the tile becomes a pad of the
+    // source's slice, a temporary of the workgroup.
+    for (Operation *member : members) {
+      auto pad = dyn_cast<tensor::PadOp>(member);
+      if (!pad)
+        continue;
+      // (The group's ops outside the tile, which read the whole pad, are
+      // erased below.)
+      for (Operation *user : llvm::make_early_inc_range(pad->getUsers())) {
+        auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+        if (slice && forall->isProperAncestor(slice) &&
+            failed(padInTile(rewriter, pad, slice)))
+          return failure();
+      }
+    }
     // Fusion leaves the slices it replaced (and the sizes it read) behind.
     for (LoopLikeOpInterface loop : result->loops) {
       SmallVector<Operation *> nested;

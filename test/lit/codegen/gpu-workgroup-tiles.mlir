@@ -84,3 +84,30 @@ func.func @softmax_like(%x: tensor<?x1024xf32>, %init: tensor<?xf32>, %o: tensor
   } -> tensor<?x1024xf32>
   return %d : tensor<?x1024xf32>
 }
+
+// -----
+
+// A padded window's temporary over four workgroup loops: after the run-time
+// batch, the columns and the rows are split, the 10 channels stay whole
+// and scale the temporary, so the batch's tile halves until it fits:
+// 100 bytes per unit tile (5 x 5 window rows and columns) x 10 channels x
+// 32 images = 32000 bytes (256 images would need 256000).
+// CHECK-LABEL: func.func @whole_loop_temporary(
+// CHECK:         tessel.workgroup_temp_bytes = 100 : i64, tessel.workgroup_tiles = array<i64: 32, 0, 1, 1, 0, 0>
+#wx = affine_map<(n, c, h, w, kh, kw) -> (n, c, h + kh, w + kw)>
+#wk = affine_map<(n, c, h, w, kh, kw) -> (kh, kw)>
+#wy = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+func.func @whole_loop_temporary(%x: tensor<?x10x5x12xf32>, %k: tensor<5x5xf32>, %init: tensor<?x10x3x13xf32>) -> tensor<?x10x3x13xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2, 4] high[0, 0, 0, 1] {
+  ^bb0(%i: index, %j: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<?x10x5x12xf32> to tensor<?x10x7x17xf32>
+  %r = linalg.generic {indexing_maps = [#wx, #wk, #wy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %k : tensor<?x10x7x17xf32>, tensor<5x5xf32>) outs(%init : tensor<?x10x3x13xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.addf %acc, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<?x10x3x13xf32>
+  return %r : tensor<?x10x3x13xf32>
+}

@@ -177,3 +177,88 @@ func.func @pad(%x: tensor<4x6xf32>) -> tensor<6x10xf32> {
   } : tensor<4x6xf32> to tensor<6x10xf32>
   return %p : tensor<6x10xf32>
 }
+
+// -----
+
+// A pad read by a window whose channels are a parallel loop (a depthwise
+// Conv) joins its reader's group: each workgroup pads its own tile. Per
+// unit tile a window of 3 rows and 3 columns: 9 elements, 36 bytes.
+// CHECK-LABEL: func.func @pad_depthwise(
+// CHECK:         tensor.pad
+// CHECK:         } {tessel.workgroup_group = 0 : i64}
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     linalg.copy
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0, 1, 2, 3>, tessel.workgroup_temp_bytes = 36 : i64
+#dwx = affine_map<(n, c, h, w, kh, kw) -> (n, c, h + kh, w + kw)>
+#dww = affine_map<(n, c, h, w, kh, kw) -> (kh, kw, c)>
+#dwy = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+func.func @pad_depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<3x3x8xf32>, %init: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
+  %c = linalg.generic {indexing_maps = [#dwx, #dww, #dwy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %w : tensor<1x8x8x8xf32>, tensor<3x3x8xf32>) outs(%init : tensor<1x8x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x6x6xf32>
+  return %c : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// A strided window (a pooling of 3 at stride 2): T output rows read
+// 2 * (T - 1) + 3 rows, at most 3 per unit tile; 9 elements, 36 bytes.
+// CHECK-LABEL: func.func @pad_strided_window(
+// CHECK:         } {tessel.workgroup_group = 0 : i64}
+// CHECK:         tessel.workgroup_temp_bytes = 36 : i64
+#px = affine_map<(n, c, h, w, kh, kw) -> (n, c, h * 2 + kh, w * 2 + kw)>
+#pk = affine_map<(n, c, h, w, kh, kw) -> (kh, kw)>
+#py = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+func.func @pad_strided_window(%x: tensor<1x8x7x7xf32>, %k: tensor<3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %l: index, %m: index):
+    tensor.yield %low : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %r = linalg.generic {indexing_maps = [#px, #pk, #py], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %k : tensor<1x8x9x9xf32>, tensor<3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A Conv sums its input channels: every workgroup would copy all of them,
+// so the pad stays out of the group (a fill and a copy of their own).
+// CHECK-LABEL: func.func @pad_summed_channels(
+// CHECK-NOT:     tensor.pad
+// CHECK:         linalg.fill {tessel.workgroup_group = 2 : i64
+// CHECK:         linalg.copy {tessel.workgroup_group = 1 : i64
+// CHECK:         linalg.generic
+// CHECK-SAME:      tessel.workgroup_group = 0 : i64
+#cx = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#cw = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#cy = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+func.func @pad_summed_channels(%x: tensor<1x8x6x6xf32>, %w: tensor<8x3x3x4xf32>, %init: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
+  %c = linalg.generic {indexing_maps = [#cx, #cw, #cy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%p, %w : tensor<1x8x8x8xf32>, tensor<8x3x3x4xf32>) outs(%init : tensor<1x4x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x6x6xf32>
+  return %c : tensor<1x4x6x6xf32>
+}

@@ -182,3 +182,53 @@ func.func @order_outside_loops(%x: tensor<8x64xf32>, %o: tensor<8x64xf32>) -> te
   } -> tensor<8x64xf32>
   return %r : tensor<8x64xf32>
 }
+
+// -----
+
+// A pad in the group: each tile of 2 output rows pads its own 4 input rows
+// (a halo of 2 shared with the next tile) in a temporary of the
+// workgroup: the border slabs take the value, the source rows the tile
+// covers (clamped to the source) are copied between them.
+// CHECK-LABEL: func.func @pad_in_tile(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<1x8x6x6xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         scf.forall (%{{.+}}, %[[C:.+]], %[[H:.+]], %{{.+}}) = (0, 0, 0, 0) to (1, 8, 6, 6) step (1, 4, 2, 6)
+// CHECK:           %[[LO:.+]] = affine.max affine_map<()[s0] -> (0, s0 - 1)>()[%[[H]]]
+// CHECK:           %[[B:.+]] = affine.min affine_map<()[s0] -> (6, s0)>()[%[[LO]]]
+// CHECK:           %[[HI:.+]] = affine.min affine_map<()[s0] -> (6, s0 + 3)>()[%[[H]]]
+// CHECK:           %[[E:.+]] = affine.max affine_map<()[s0, s1] -> (s1, s0)>()[%[[HI]], %[[B]]]
+// CHECK:           %[[N:.+]] = affine.apply affine_map<()[s0, s1] -> (s0 - s1)>()[%[[E]], %[[B]]]
+// CHECK:           %[[TO:.+]] = affine.apply affine_map<()[s0, s1] -> (s0 - s1 + 1)>()[%[[B]], %[[H]]]
+// CHECK:           %[[T:.+]] = tensor.empty() : tensor<1x4x4x8xf32>
+// CHECK:           tensor.extract_slice %[[T]][0, 0, 0, 0] [1, 4, %[[TO]], 8]
+// CHECK:           linalg.fill
+// CHECK:           linalg.fill
+// CHECK:           tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 4, 4, 1]
+// CHECK:           linalg.fill
+// CHECK:           tensor.extract_slice %{{.+}}[0, 0, 0, 7] [1, 4, 4, 1]
+// CHECK:           linalg.fill
+// CHECK:           %[[S:.+]] = tensor.extract_slice %[[X]][0, %[[C]], %[[B]], 0] [1, 4, %[[N]], 6]
+// CHECK:           %[[I:.+]] = tensor.extract_slice %{{.+}}[0, 0, %[[TO]], 1] [1, 4, %[[N]], 6]
+// CHECK:           %[[CP:.+]] = linalg.copy ins(%[[S]] : tensor<1x4x?x6xf32>) outs(%[[I]] : tensor<1x4x?x6xf32>)
+// CHECK:           %[[P:.+]] = tensor.insert_slice %[[CP]] into %{{.+}}[0, 0, %[[TO]], 1] [1, 4, %[[N]], 6]
+// CHECK:           linalg.generic {{.+}} ins(%[[P]], %{{.+}} : tensor<1x4x4x8xf32>, tensor<3x3x4xf32>)
+#tdx = affine_map<(n, c, h, w, kh, kw) -> (n, c, h + kh, w + kw)>
+#tdw = affine_map<(n, c, h, w, kh, kw) -> (kh, kw, c)>
+#tdy = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+func.func @pad_in_tile(%x: tensor<1x8x6x6xf32>, %w: tensor<3x3x8xf32>, %init: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } {tessel.workgroup_group = 0 : i64} : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
+  %c = linalg.generic {indexing_maps = [#tdx, #tdw, #tdy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %w : tensor<1x8x8x8xf32>, tensor<3x3x8xf32>) outs(%init : tensor<1x8x6x6xf32>)
+      attrs = {tessel.workgroup_group = 0 : i64, tessel.workgroup_loops = array<i64: 0, 1, 2, 3>,
+               tessel.workgroup_temp_bytes = 36 : i64, tessel.workgroup_tiles = array<i64: 0, 4, 2, 0, 0, 0>} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x6x6xf32>
+  return %c : tensor<1x8x6x6xf32>
+}
