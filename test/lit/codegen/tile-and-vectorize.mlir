@@ -379,12 +379,33 @@ func.func @conv1x1_narrow_view(%x: memref<1x8x7x7xf32>, %w: memref<16x8x1x1xf32,
 
 // -----
 
-// A 1x1 Conv with filters-last weights puts its vectors along the output
-// channels: its rows stay the 7 pixels of an image row (merged, they would
-// be 49 rows in tiles of 4 with one left over).
+// A 1x1 Conv with filters-last weights summing 256 channels puts its
+// vectors along the output channels: its rows stay the 7 pixels of an
+// image row (merged, they would be 49 rows in tiles of 4 with one left
+// over), and the tile is transposed in and out.
 // CHECK-LABEL: func.func @conv1x1_filters_last(
 // CHECK-NOT:     memref.collapse_shape
-func.func @conv1x1_filters_last(%x: memref<1x8x7x7xf32>, %w: memref<8x1x1x16xf32>, %y: memref<1x16x7x7xf32>) {
+// CHECK:         vector.transpose
+func.func @conv1x1_filters_last(%x: memref<1x256x7x7xf32>, %w: memref<256x1x1x16xf32>, %y: memref<1x16x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (ci, kh, kw, co)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x256x7x7xf32>, memref<256x1x1x16xf32>) outs(%y : memref<1x16x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Summing 8 channels, two transposes would cost more than the tile's
+// multiply-adds: the vectors run along the pixels, merged into 49, and
+// nothing is transposed.
+// CHECK-LABEL: func.func @conv1x1_filters_last_few_steps(
+// CHECK:         memref.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : memref<1x8x7x7xf32> into memref<1x8x49xf32>
+// CHECK-NOT:     vector.transpose
+func.func @conv1x1_filters_last_few_steps(%x: memref<1x8x7x7xf32>, %w: memref<8x1x1x16xf32>, %y: memref<1x16x7x7xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, ci, oh + kh, ow + kw)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (ci, kh, kw, co)>, affine_map<(n, co, oh, ow, ci, kh, kw) -> (n, co, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x8x7x7xf32>, memref<8x1x1x16xf32>) outs(%y : memref<1x16x7x7xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
