@@ -239,14 +239,38 @@ struct GpuWorkgroupTilesPass
         }
         return bytes;
       };
+      // With every split tile at 1, a static split loop shorter than the
+      // longest whole one is left whole in its place (a depthwise Conv's
+      // 7 columns whole, its 960 channels split, where 960 whole channels
+      // of a padded 7x7 plane overflowed).
       while (unitBytes > 0 && tempBytes() > maxTempBytes) {
         int64_t *largest = nullptr;
         for (int64_t d : loops.asArrayRef())
           if (tiles[d] > 1 && (!largest || tiles[d] > *largest))
             largest = &tiles[d];
-        if (!largest)
+        if (largest) {
+          *largest = (*largest + 1) / 2;
+          continue;
+        }
+        std::optional<int64_t> whole, shortest;
+        for (int64_t d : loops.asArrayRef()) {
+          if (ShapedType::isDynamic(ranges[d]))
+            continue;
+          if (tiles[d] == 0 && (!whole || ranges[d] > ranges[*whole]))
+            whole = d;
+          if (tiles[d] != 0 && (!shortest || ranges[d] < ranges[*shortest]))
+            shortest = d;
+        }
+        if (!whole || ranges[*whole] <= 1)
           break; // too large even so: the target reports the kernel's size
-        *largest = (*largest + 1) / 2;
+        if (split < 3) {
+          ++split;
+        } else if (shortest && ranges[*shortest] < ranges[*whole]) {
+          tiles[*shortest] = 0;
+        } else {
+          break;
+        }
+        tiles[*whole] = 1;
       }
       root->setAttr(tessel::kWorkgroupTilesAttr,
                     DenseI64ArrayAttr::get(root.getContext(), tiles));

@@ -111,3 +111,31 @@ func.func @whole_loop_temporary(%x: tensor<?x10x5x12xf32>, %k: tensor<5x5xf32>, 
   } -> tensor<?x10x3x13xf32>
   return %r : tensor<?x10x3x13xf32>
 }
+
+// -----
+
+// A depthwise 3x3 Conv of 960 channels on a padded 7x7 plane: the batch,
+// the columns and the rows took the three splits and the 960 channels,
+// left whole, would need 34560 bytes with every split at 1. The rows (7,
+// the first of the shortest split loops) go whole in place of the
+// channels: one channel, one column of 7 per block.
+// CHECK-LABEL: func.func @swap_whole_loop(
+// CHECK:         tessel.workgroup_temp_bytes = 36 : i64, tessel.workgroup_tiles = array<i64: 1, 1, 0, 1, 0, 0>
+#sx = affine_map<(n, c, h, w, kh, kw) -> (n, c, h + kh, w + kw)>
+#sw = affine_map<(n, c, h, w, kh, kw) -> (kh, kw, c)>
+#sy = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+func.func @swap_whole_loop(%x: tensor<?x960x7x7xf32>, %w: tensor<3x3x960xf32>, %init: tensor<?x960x7x7xf32>) -> tensor<?x960x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<?x960x7x7xf32> to tensor<?x960x9x9xf32>
+  %c = linalg.generic {indexing_maps = [#sx, #sw, #sy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %w : tensor<?x960x9x9xf32>, tensor<3x3x960xf32>) outs(%init : tensor<?x960x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x960x7x7xf32>
+  return %c : tensor<?x960x7x7xf32>
+}
