@@ -7,6 +7,7 @@
 
 #include "codegen/common/Passes.h"
 #include "passes/tiling/Passes.h"
+#include "passes/tiling/Tiles.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,8 +17,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-
-#include <limits>
 
 namespace tessel {
 #define GEN_PASS_DEF_GPUWORKGROUPTILESPASS
@@ -229,15 +228,8 @@ struct GpuWorkgroupTilesPass
       // Loops left whole (past three splits) scale the temporaries too:
       // halve the largest split tile while they exceed the limit.
       auto tempBytes = [&] {
-        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-        int64_t bytes = unitBytes;
-        for (int64_t d : loops.asArrayRef()) {
-          int64_t t = tiles[d] != 0 ? tiles[d] : ranges[d];
-          bytes = ShapedType::isDynamic(t) || (t > 0 && bytes > kMax / t)
-                      ? kMax
-                      : bytes * t;
-        }
-        return bytes;
+        return tessel::workgroupTempBytes(unitBytes, loops.asArrayRef(), tiles,
+                                          ranges);
       };
       // With every split tile at 1, a static split loop shorter than the
       // longest whole one is left whole in its place (a depthwise Conv's

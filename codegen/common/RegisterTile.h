@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
+#include "passes/tiling/Tiles.h"
 
 #include <algorithm>
 #include <optional>
@@ -27,11 +28,6 @@ struct RegisterTile {
 /// The static extent of loop `loop` of `op`, if it has one.
 std::optional<int64_t> staticLoopExtent(mlir::linalg::LinalgOp op,
                                         unsigned loop);
-
-/// `expr` as a sum of coefficient * loop, when it is one (no constant term:
-/// padding is a separate stage).
-std::optional<llvm::SmallVector<int64_t>> linearForm(mlir::AffineExpr expr,
-                                                     unsigned numLoops);
 
 /// Tiles loop `loop` of `op` by `size` (every other loop whole), replacing
 /// `op` by the loop nest; the tile inside, or failure (nothing changed).

@@ -28,7 +28,6 @@
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
-#include <functional>
 
 namespace tessel {
 #define GEN_PASS_DEF_TILEANDVECTORIZEPASS
@@ -917,33 +916,6 @@ std::optional<int64_t> tessel::staticLoopExtent(linalg::LinalgOp op, unsigned lo
   if (loop >= ranges.size() || ShapedType::isDynamic(ranges[loop]))
     return std::nullopt;
   return ranges[loop];
-}
-
-std::optional<SmallVector<int64_t>> tessel::linearForm(AffineExpr expr,
-                                               unsigned numLoops) {
-  SmallVector<int64_t> coefficients(numLoops, 0);
-  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
-                                                     int64_t scale) {
-    if (auto d = dyn_cast<AffineDimExpr>(e)) {
-      coefficients[d.getPosition()] += scale;
-      return true;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-    if (!bin)
-      return false;
-    if (bin.getKind() == AffineExprKind::Add)
-      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
-    if (bin.getKind() != AffineExprKind::Mul)
-      return false;
-    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-      return add(bin.getLHS(), scale * c.getValue());
-    if (auto c = dyn_cast<AffineConstantExpr>(bin.getLHS()))
-      return add(bin.getRHS(), scale * c.getValue());
-    return false;
-  };
-  if (!add(expr, 1))
-    return std::nullopt;
-  return coefficients;
 }
 
 FailureOr<linalg::LinalgOp> tessel::tileOneLoop(RewriterBase &rewriter,

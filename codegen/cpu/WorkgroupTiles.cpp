@@ -8,6 +8,7 @@
 #include "codegen/cpu/Passes.h"
 #include "codegen/common/RegisterTile.h"
 #include "passes/tiling/Passes.h"
+#include "passes/tiling/Tiles.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -259,15 +260,8 @@ struct CpuWorkgroupTilesPass
         }
       }
       auto tempBytes = [&] {
-        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-        int64_t bytes = perUnit ? perUnit.getInt() : 0;
-        for (int64_t d : loops.asArrayRef()) {
-          int64_t t = tiles[d] != 0 ? tiles[d] : ranges[d];
-          bytes = ShapedType::isDynamic(t) || (t > 0 && bytes > kMax / t)
-                      ? kMax
-                      : bytes * t;
-        }
-        return bytes;
+        return tessel::workgroupTempBytes(perUnit ? perUnit.getInt() : 0,
+                                          loops.asArrayRef(), tiles, ranges);
       };
       bool fits = true;
       while (perUnit && perUnit.getInt() > 0 && tempBytes() > maxTempBytes) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/tiling/Passes.h"
+#include "passes/tiling/Tiles.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -152,37 +153,6 @@ std::optional<int64_t> tempBytes(ArrayRef<Temp> temps,
   return bytes;
 }
 
-/// The coefficient of each of `numDims` dims in `expr`, a sum of dims
-/// times constants plus a constant; nothing for any other expression.
-std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
-                                                       unsigned numDims) {
-  SmallVector<int64_t> coefficients(numDims, 0);
-  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
-                                                      int64_t scale) {
-    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
-      coefficients[dim.getPosition()] += scale;
-      return true;
-    }
-    if (isa<AffineConstantExpr>(e))
-      return true;
-    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
-    if (!binary)
-      return false;
-    if (binary.getKind() == AffineExprKind::Add)
-      return add(binary.getLHS(), scale) && add(binary.getRHS(), scale);
-    if (binary.getKind() != AffineExprKind::Mul)
-      return false;
-    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
-      return add(binary.getLHS(), scale * c.getValue());
-    if (auto c = dyn_cast<AffineConstantExpr>(binary.getLHS()))
-      return add(binary.getRHS(), scale * c.getValue());
-    return false;
-  };
-  if (!add(expr, 1))
-    return std::nullopt;
-  return coefficients;
-}
-
 /// Records `op` in `group` with the loops it follows, when the group's
 /// temporaries stay within `maxTempBytes` per unit tile and some workgroup
 /// loop remains; true when it did.
@@ -284,7 +254,7 @@ bool tryJoinPad(FusionGroup &group, tensor::PadOp pad, int64_t maxTempBytes) {
   Temp temp{type, {}, {}};
   for (unsigned r = 0; r < type.getRank(); ++r) {
     std::optional<SmallVector<int64_t>> coefficients =
-        linearCoefficients(read.getResult(r), read.getNumDims());
+        tessel::linearForm(read.getResult(r), read.getNumDims());
     if (!coefficients)
       return false;
     bool padded = lows[r] != 0 || highs[r] != 0;
