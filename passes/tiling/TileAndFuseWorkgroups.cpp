@@ -328,9 +328,10 @@ decomposePad(tensor::PadOp pad) {
 }
 
 /// Replaces `slice`, a slice of `pad`'s result, by a pad of the slice of
-/// the pad's source it covers: a fill of the tile and a copy of that slice
-/// into it (at offset 0 where the tile starts in the padding). Tiles of
-/// a window overlap (halos); each workgroup copies its own.
+/// the pad's source it covers: a temporary of the tile's shape whose border
+/// slabs take the pad's value and whose interior is a copy of that slice
+/// (empty where the tile lies in the padding). Tiles of a window overlap
+/// (halos); each workgroup copies its own.
 LogicalResult padInTile(RewriterBase &rewriter, tensor::PadOp pad,
                         tensor::ExtractSliceOp slice) {
   if (!slice.hasUnitStride() ||
