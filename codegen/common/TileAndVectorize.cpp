@@ -28,7 +28,6 @@
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
-
 namespace tessel {
 #define GEN_PASS_DEF_TILEANDVECTORIZEPASS
 #include "codegen/common/Passes.h.inc"
@@ -77,6 +76,11 @@ std::optional<unsigned> contiguousOutputLoop(linalg::LinalgOp op) {
   return n;
 }
 
+/// The reduction steps of multiply-adds that a channel-vector tile's two
+/// transposes (its output in and out) cost about as much as (measured: see
+/// channelVectorLoop).
+constexpr int64_t kTransposedTileSteps = 192;
+
 /// The output-channel loop `f` along which a contraction's vectors run
 /// instead of the output's last loop `w` (see registerVectorLoop): `w` has
 /// a static extent shorter than a register tile's two vectors, or an input
@@ -86,8 +90,6 @@ std::optional<unsigned> contiguousOutputLoop(linalg::LinalgOp op) {
 /// A 3x3 Conv on a 7x7 image fills 7 of 16 lanes along `w`, all 16 along
 /// `f`. The output tile is then written transposed, once per tile after its
 /// whole reduction.
-constexpr int64_t kTransposedTileSteps = 192;
-
 std::optional<unsigned> channelVectorLoop(linalg::LinalgOp op,
                                           unsigned vectorBits) {
   std::optional<unsigned> w = contiguousOutputLoop(op);

@@ -100,11 +100,11 @@ struct ReadStridedAsShuffle : OpRewritePattern<vector::TransferReadOp> {
         ++next;
       }
       Value mask;
-      if (!masked)
+      if (!masked) {
         mask = vector::ConstantMaskOp::create(
             rewriter, loc, VectorType::get({wide}, rewriter.getI1Type()),
             ArrayRef<int64_t>{(lanes - 1) * *stride + 1});
-      if (masked) {
+      } else {
         // (n - 1) * c + 1 elements if every leading size exceeds the row.
         Value size = getValueOrCreateConstantIndexOp(
             rewriter, loc,

@@ -352,9 +352,12 @@ LogicalResult padInTile(RewriterBase &rewriter, tensor::PadOp pad,
                             highs = pad.getMixedHighPad(),
                             whole = tensor::getMixedSizes(rewriter, loc,
                                                           pad.getSource());
+  SmallVector<bool> padded;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    padded.push_back(!isZeroInteger(lows[d]) || !isZeroInteger(highs[d]));
   SmallVector<OpFoldResult> from, lengths, to;
   for (unsigned d = 0; d < offsets.size(); ++d) {
-    if (isZeroInteger(lows[d]) && isZeroInteger(highs[d])) {
+    if (!padded[d]) {
       from.push_back(offsets[d]);
       lengths.push_back(sizes[d]);
       to.push_back(rewriter.getIndexAttr(0));
@@ -390,7 +393,7 @@ LogicalResult padInTile(RewriterBase &rewriter, tensor::PadOp pad,
   // after the copied rows (a 2-d border is written twice at its corners).
   Value filled = empty;
   for (unsigned d = 0; d < offsets.size(); ++d) {
-    if (isZeroInteger(lows[d]) && isZeroInteger(highs[d]))
+    if (!padded[d])
       continue;
     OpFoldResult after = affine::makeComposedFoldedAffineApply(
         rewriter, loc, map({s0 + s1}, 2), {to[d], lengths[d]});
