@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <functional>
@@ -413,6 +414,30 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
       std::to_string(vectorBits);
   VectorType accType = vec(lanes, accElement);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // The accumulators: the whole tile (its rows by `width`) in one 2-d
+  // transfer of the view, mask and padding that a vectorized epilogue's
+  // slice of the tile reads (tileView), so that forwardTileWrites hands it
+  // the sums in registers; by rows of single vectors where the output's
+  // rows do not come before its vectors.
+  int64_t tileRows = tile.sizes[dot.m];
+  FailureOr<std::pair<Value, AffineMap>> whole =
+      tessel::tileView(rewriter, loc, out, outMap, {dot.m, tile.n});
+  Value tileAcc, tileMask;
+  SmallVector<Value> tileIndices = {zero, zero};
+  ArrayAttr tileInBounds = rewriter.getBoolArrayAttr({true, true});
+  if (succeeded(whole) && !whole->second.isIdentity())
+    whole = failure();
+  if (succeeded(whole)) {
+    if (rows < tileRows || extent < width)
+      tileMask = vector::ConstantMaskOp::create(
+          rewriter, loc, VectorType::get({tileRows, width}, rewriter.getI1Type()),
+          ArrayRef<int64_t>{rows, extent});
+    tileAcc = vector::TransferReadOp::create(
+        rewriter, loc, VectorType::get({tileRows, width}, accElement),
+        whole->first, tileIndices, whole->second,
+        ub::PoisonOp::create(rewriter, loc, accElement), tileMask,
+        tileInBounds);
+  }
   for (int64_t r = 0; r < rows; ++r) {
     Value groupView = line(rowOperand, at(rowMap, r, 0, 0), dot.rowDim, group);
     Value group32 =
@@ -422,15 +447,26 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
     Value row = bitcast(
         vector::BroadcastOp::create(rewriter, loc, vec(lanes, i32), group32),
         operandType);
+    Value rowAcc =
+        tileAcc ? vector::ExtractOp::create(rewriter, loc, tileAcc, r)
+                      .getResult()
+                : Value();
     for (auto [j, column] : llvm::enumerate(columns)) {
       int64_t first = int64_t(j) * lanes;
       if (first >= extent)
         break;
       int64_t size = std::min(lanes, extent - first);
-      Value view = line(out, at(outMap, r, first, 0), dot.outDim, size);
-      Value acc = vector::TransferReadOp::create(
-          rewriter, loc, accType, view, ValueRange{zero},
-          /*padding=*/std::nullopt, ArrayRef<bool>{size == lanes});
+      Value view, acc;
+      if (rowAcc) {
+        acc = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, rowAcc, ArrayRef<int64_t>{first},
+            ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+      } else {
+        view = line(out, at(outMap, r, first, 0), dot.outDim, size);
+        acc = vector::TransferReadOp::create(
+            rewriter, loc, accType, view, ValueRange{zero},
+            /*padding=*/std::nullopt, ArrayRef<bool>{size == lanes});
+      }
       // vpdpbusd's first multiplicand is the unsigned one.
       Value a = dot.rowUnsigned || !int8 ? row : column;
       Value b = a == row ? column : row;
@@ -438,11 +474,23 @@ LogicalResult tessel::emitDotTile(RewriterBase &rewriter, linalg::GenericOp op,
                       rewriter, loc, accType, rewriter.getStringAttr(intrinsic),
                       ValueRange{acc, a, b})
                       ->getResult(0);
-      vector::TransferWriteOp::create(rewriter, loc, sum, view,
-                                      ValueRange{zero},
-                                      ArrayRef<bool>{size == lanes});
+      if (rowAcc)
+        rowAcc = vector::InsertStridedSliceOp::create(
+            rewriter, loc, sum, rowAcc, ArrayRef<int64_t>{first},
+            ArrayRef<int64_t>{1});
+      else
+        vector::TransferWriteOp::create(rewriter, loc, sum, view,
+                                        ValueRange{zero},
+                                        ArrayRef<bool>{size == lanes});
     }
+    if (tileAcc)
+      tileAcc = vector::InsertOp::create(rewriter, loc, rowAcc, tileAcc, r);
   }
+  if (tileAcc)
+    vector::TransferWriteOp::create(rewriter, loc, tileAcc, whole->first,
+                                    tileIndices,
+                                    AffineMapAttr::get(whole->second),
+                                    tileMask, tileInBounds);
   rewriter.eraseOp(op);
   return success();
 }

@@ -156,6 +156,16 @@ def TileAndVectorizePass : Pass<"tessel-tile-and-vectorize", "mlir::func::FuncOp
         vectorizer gives up on some bodies (erf's polynomial in a GELU
         epilogue). A body that divides integers stays scalar: a masked lane
         would divide by zero.
+      * Epilogues in the tile. A contraction's initializer (a bias broadcast
+        or fill right before it, writing its whole output without reading
+        it) and the elementwise ops right after it that update its output
+        in place or read it at the identity into a buffer of their own are
+        sliced to each of its register tiles (the initializer before the
+        tile's reduction loops, the epilogues after them) and vectorized
+        with the tile's shape; a write is then forwarded to the read of
+        exactly its lanes after it in the block, and a write overwritten
+        before any read, or to a temporary no one reads, goes. The tile is
+        stored once, after its epilogue (see EpilogueTiles.h).
       * Other reductions whose output's last loop `n` is also (part of) the
         last index of the inputs: the loops are interchanged so that `n` is
         innermost, for LLVM's loop vectorizer.

@@ -75,6 +75,17 @@ std::optional<unsigned> registerVectorLoop(mlir::linalg::LinalgOp op,
 /// of rank < 2.
 std::optional<unsigned> registerRowLoop(mlir::linalg::LinalgOp op, unsigned n);
 
+/// The view a register tile's vectors take of `operand` (indexed by `map`,
+/// a projected permutation of the tile's loops) where only the loops
+/// `kept` vary: a rank-reduced subview (composed with a unit-stride view of
+/// the same rank it comes from), and the map from `kept` (in order) to its
+/// dims. Failure when a kept dim has static size 1. The vectorized tiles
+/// and the dot-product tiles both view their outputs through it, so that
+/// an epilogue's reads match the tile's writes (see forwardTileWrites).
+mlir::FailureOr<std::pair<mlir::Value, mlir::AffineMap>>
+tileView(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::Value operand,
+         mlir::AffineMap map, llvm::ArrayRef<unsigned> kept);
+
 /// The lowering of the reads left in vectorized register tiles: transfers
 /// that broadcast become a minor-identity transfer and a broadcast (upstream's
 /// permutation-map lowering), a 1-d row operand broadcast along the vectors

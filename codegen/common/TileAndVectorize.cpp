@@ -8,6 +8,7 @@
 
 #include "codegen/common/Passes.h"
 #include "codegen/common/DotTiles.h"
+#include "codegen/common/EpilogueTiles.h"
 #include "codegen/common/PackOperands.h"
 #include "codegen/common/RegisterTile.h"
 
@@ -464,20 +465,23 @@ SmallVector<int64_t> parallelFirst(linalg::LinalgOp op) {
   return order;
 }
 
-/// Marks the tiles of one op (tiling and peeling clone attributes).
+/// Marks the tiles of one op (tiling and peeling clone attributes), and
+/// those of the rows it leaves over (see splitLeftoverRows).
 constexpr llvm::StringLiteral kTileMarker = "tessel.register_tile";
+constexpr llvm::StringLiteral kLeftoverTileMarker = "tessel.leftover_tile";
 
 /// Tiles `op` to `tile` and peels the loops with tiles wider than 1, so
-/// that only the last tile of such a loop is partial.
+/// that only the last tile of such a loop is partial. The tiles are marked
+/// `marker`.
 LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
-                          ArrayRef<int64_t> tile) {
+                          ArrayRef<int64_t> tile, StringRef marker) {
   scf::SCFTilingOptions options;
   SmallVector<OpFoldResult> sizes;
   for (int64_t t : tile)
     sizes.push_back(rewriter.getIndexAttr(t));
   SmallVector<int64_t> order = parallelFirst(op);
   options.setTileSizes(sizes).setInterchange(order);
-  op->setAttr(kTileMarker, rewriter.getUnitAttr());
+  op->setAttr(marker, rewriter.getUnitAttr());
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -556,48 +560,18 @@ collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
   SmallVector<AffineMap> maps;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    // A view at offset 0 and unit strides (tiling's, specializeTile's) is
-    // composed into the new one, so a stride stays visible on one view.
-    Value source = operand.get();
-    SmallVector<OpFoldResult> baseOffsets, baseStrides;
-    if (auto view = source.getDefiningOp<memref::SubViewOp>())
-      if (view.getSourceType().getRank() == view.getType().getRank()) {
-        source = view.getSource();
-        baseOffsets = view.getMixedOffsets();
-        baseStrides = view.getMixedStrides();
-      }
-    auto type = cast<MemRefType>(operand.get().getType());
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    SmallVector<int64_t> shape;
-    SmallVector<AffineExpr> results;
-    for (auto [r, expr] : llvm::enumerate(map.getResults())) {
-      unsigned d = cast<AffineDimExpr>(expr).getPosition();
-      offsets.push_back(rewriter.getIndexAttr(0));
-      strides.push_back(rewriter.getIndexAttr(1));
-      auto position = llvm::find(kept, d);
-      if (position == kept.end()) {
-        sizes.push_back(rewriter.getIndexAttr(1));
-        continue;
-      }
-      // A kept dim of static size 1 would make the rank reduction ambiguous
-      // (which unit dim is dropped?); such a degenerate tile stays scalar.
-      if (type.getDimSize(r) == 1)
-        return failure();
-      sizes.push_back(memref::getMixedSize(rewriter, loc, operand.get(), r));
-      shape.push_back(type.getDimSize(r));
-      results.push_back(
-          rewriter.getAffineDimExpr(std::distance(kept.begin(), position)));
+    // A scalar (a fill's value) stays one.
+    if (!isa<MemRefType>(operand.get().getType())) {
+      operands.push_back(operand.get());
+      maps.push_back(AffineMap::get(kept.size(), 0, {}, op.getContext()));
+      continue;
     }
-    if (source != operand.get()) {
-      offsets = baseOffsets;
-      strides = baseStrides;
-    }
-    MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
-        shape, cast<MemRefType>(source.getType()), offsets, sizes, strides);
-    operands.push_back(memref::SubViewOp::create(rewriter, loc, reduced,
-                                                 source, offsets, sizes,
-                                                 strides));
-    maps.push_back(AffineMap::get(kept.size(), 0, results, op.getContext()));
+    FailureOr<std::pair<Value, AffineMap>> view =
+        tessel::tileView(rewriter, loc, operand.get(), map, kept);
+    if (failed(view))
+      return failure();
+    operands.push_back(view->first);
+    maps.push_back(view->second);
   }
   SmallVector<utils::IteratorType> iterators(kept.size(),
                                              utils::IteratorType::parallel);
@@ -614,45 +588,52 @@ collapseTile(RewriterBase &rewriter, linalg::GenericOp op,
   return std::make_pair(collapsed, vectorShape);
 }
 
-/// Vectorizes every marked tile with the tile as its vector shape (masked
-/// where a tile may be partial); a tile of `dot` of whole groups and static
-/// extents with dot-product instructions, the others one reduction step at
-/// a time. A tile the
-/// vectorizer rejects stays a scalar loop nest: slower, never wrong.
+/// Vectorizes tile `t` with the tile as its vector shape (masked where it
+/// may be partial); a tile of `dot` of whole groups and static extents with
+/// dot-product instructions, the others one reduction step at a time. A
+/// tile the vectorizer rejects stays a scalar loop nest: slower, never
+/// wrong.
+void vectorizeTile(RewriterBase &rewriter, linalg::GenericOp t,
+                   const RegisterTile &tile, unsigned vectorBits,
+                   std::optional<DotTile> dot = std::nullopt) {
+  if (dot) {
+    std::optional<std::pair<int64_t, int64_t>> shape =
+        dotTileShape(t, tile, *dot);
+    if (shape && succeeded(emitDotTile(rewriter, t, tile, *dot, vectorBits,
+                                       shape->first, shape->second)))
+      return;
+    FailureOr<linalg::GenericOp> stepped = stepReduction(rewriter, t, dot->k);
+    if (failed(stepped))
+      return;
+    t = *stepped;
+  }
+  if (failed(specializeTile(rewriter, t, tile)))
+    return;
+  auto collapsed = collapseTile(rewriter, t, tile);
+  if (failed(collapsed))
+    return;
+  auto [op, shape] = *collapsed;
+  SmallVector<bool> scalable(shape.size(), false);
+  if (failed(linalg::vectorizeOpPrecondition(op, shape, scalable)))
+    return;
+  rewriter.setInsertionPoint(op);
+  if (succeeded(linalg::vectorize(rewriter, op, shape, scalable)))
+    rewriter.eraseOp(op);
+}
+
+/// vectorizeTile on every tile marked `marker`.
 void vectorizeTiles(RewriterBase &rewriter, func::FuncOp func,
-                    const RegisterTile &tile, unsigned vectorBits,
+                    StringRef marker, const RegisterTile &tile,
+                    unsigned vectorBits,
                     std::optional<DotTile> dot = std::nullopt) {
   SmallVector<linalg::GenericOp> tiles;
   func.walk([&](linalg::GenericOp t) {
-    if (t->hasAttr(kTileMarker))
+    if (t->hasAttr(marker))
       tiles.push_back(t);
   });
   for (linalg::GenericOp t : tiles) {
-    t->removeAttr(kTileMarker);
-    if (dot) {
-      std::optional<std::pair<int64_t, int64_t>> shape =
-          dotTileShape(t, tile, *dot);
-      if (shape && succeeded(emitDotTile(rewriter, t, tile, *dot, vectorBits,
-                                         shape->first, shape->second)))
-        continue;
-      FailureOr<linalg::GenericOp> stepped =
-          stepReduction(rewriter, t, dot->k);
-      if (failed(stepped))
-        continue;
-      t = *stepped;
-    }
-    if (failed(specializeTile(rewriter, t, tile)))
-      continue;
-    auto collapsed = collapseTile(rewriter, t, tile);
-    if (failed(collapsed))
-      continue;
-    auto [op, shape] = *collapsed;
-    SmallVector<bool> scalable(shape.size(), false);
-    if (failed(linalg::vectorizeOpPrecondition(op, shape, scalable)))
-      continue;
-    rewriter.setInsertionPoint(op);
-    if (succeeded(linalg::vectorize(rewriter, op, shape, scalable)))
-      rewriter.eraseOp(op);
+    t->removeAttr(marker);
+    vectorizeTile(rewriter, t, tile, vectorBits, dot);
   }
 }
 
@@ -753,6 +734,78 @@ bool hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
   return false;
 }
 
+/// Drops from elementwise op `op`'s inputs the unit dims it indexes at a
+/// constant 0 (a per-channel scale of shape [C, 1, 1] read as (c, 0, 0) in
+/// an NCHW epilogue): a rank-reduced view then makes each map a projected
+/// permutation, which the register tiles need.
+void dropUnitConstantIndices(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 0)
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    AffineMap map = maps[input->getOperandNumber()];
+    if (!type || map.isProjectedPermutation())
+      continue;
+    SmallVector<AffineExpr> kept;
+    SmallVector<int64_t> shape;
+    bool droppable = true;
+    for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+      auto constant = dyn_cast<AffineConstantExpr>(expr);
+      if (!constant) {
+        kept.push_back(expr);
+        shape.push_back(type.getDimSize(r));
+        // A kept unit dim would make the rank reduction ambiguous (which
+        // unit dims are dropped is inferred from the shapes).
+        droppable = droppable && type.getDimSize(r) != 1;
+      } else if (constant.getValue() != 0 || type.getDimSize(r) != 1) {
+        droppable = false;
+      }
+    }
+    AffineMap reduced =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    if (!droppable || !reduced.isProjectedPermutation())
+      continue;
+    rewriter.setInsertionPoint(op);
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
+        sizes = memref::getMixedSizes(rewriter, op.getLoc(), input->get()),
+        strides(type.getRank(), rewriter.getIndexAttr(1));
+    auto view = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+        shape, type, offsets, sizes, strides));
+    input->set(memref::SubViewOp::create(rewriter, op.getLoc(), view,
+                                         input->get(), offsets, sizes,
+                                         strides));
+    maps[input->getOperandNumber()] = reduced;
+    changed = true;
+  }
+  if (changed)
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+}
+
+/// Generalizes each `linalg.fill` of the buffer that a contraction right
+/// after it accumulates into, for findEpilogueChain (the i32 sums of an
+/// integer contraction start from a fill of zeros).
+void generalizeInitFills(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::FillOp> fills;
+  for (auto fill : func.getBody().front().getOps<linalg::FillOp>()) {
+    Operation *next = fill->getNextNode();
+    while (next && isMemoryEffectFree(next))
+      next = next->getNextNode();
+    auto contraction = dyn_cast_or_null<linalg::LinalgOp>(next);
+    if (fill.hasPureBufferSemantics() && contraction &&
+        contraction.hasPureBufferSemantics() &&
+        contraction.getNumDpsInits() == 1 && hasReduction(contraction) &&
+        tessel::sameBuffer(contraction.getDpsInitOperand(0)->get(),
+                           fill.getDpsInitOperand(0)->get()))
+      fills.push_back(fill);
+  }
+  for (linalg::FillOp fill : fills) {
+    rewriter.setInsertionPoint(fill);
+    (void)linalg::generalizeNamedOp(rewriter, fill);
+  }
+}
+
 /// hoistAccumulator to a fixed point, after moving loop-invariant views
 /// and masks out of the loops.
 void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
@@ -776,6 +829,124 @@ struct TileAndVectorizePass
     : tessel::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using TileAndVectorizePassBase::TileAndVectorizePassBase;
 
+  /// The ops of `chain`, initializer first.
+  static SmallVector<Operation *> chainOps(const tessel::EpilogueChain &chain) {
+    SmallVector<Operation *> list;
+    if (chain.init)
+      list.push_back(chain.init);
+    for (linalg::GenericOp op : chain.epilogues)
+      list.push_back(op);
+    return list;
+  }
+
+  /// `chain` without the ops not in `allowed`: the initializer, and the
+  /// epilogues from the first one left out.
+  static tessel::EpilogueChain restrictChain(tessel::EpilogueChain chain,
+                                             ArrayRef<Operation *> allowed) {
+    if (chain.init && !llvm::is_contained(allowed, chain.init))
+      chain.init = nullptr;
+    for (auto [i, op] : llvm::enumerate(chain.epilogues))
+      if (!llvm::is_contained(allowed, op.getOperation())) {
+        chain.epilogues.truncate(i);
+        chain.reads.truncate(i);
+        break;
+      }
+    return chain;
+  }
+
+  /// Register-tiles and vectorizes `op`, with `chain` in its tiles where
+  /// they take it; the ops of the chain they do not take are tiled on their
+  /// own.
+  LogicalResult tileOp(RewriterBase &rewriter, func::FuncOp func,
+                       linalg::LinalgOp op, tessel::EpilogueChain chain,
+                       bool &vectorized) {
+    linalg::LinalgOp original = op;
+    SmallVector<Operation *> unfused = chainOps(chain);
+    op = mergeNarrowRows(rewriter, op, vectorBits);
+    // A contraction of merged rows takes a chain of merged rows only.
+    if (op != original && !chain.empty()) {
+      for (Operation *&member : unfused)
+        member = mergeNarrowRows(rewriter, cast<linalg::LinalgOp>(member),
+                                 vectorBits);
+      chain = restrictChain(tessel::findEpilogueChain(op), unfused);
+    }
+    chain = tessel::hoistChainOperands(chain, op);
+    std::optional<RegisterTile> tile;
+    if (isa<linalg::GenericOp>(op.getOperation()))
+      tile = registerTile(op, vectorBits);
+    if (!tile) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        interchangeForContiguity(rewriter, generic);
+    } else {
+      if (hasReduction(op)) {
+        op = chunkForPacking(rewriter, op, *tile);
+        packStreamedOperand(rewriter, op, *tile);
+      }
+      // Rows of a run-time count (a Gemm's batch): the rows left over by
+      // the full register tiles run one at a time, unmasked, rather than
+      // as one tile masked along its rows (batch 1 would be all masks).
+      // The reduction by groups where dot-product instructions add a
+      // group at a time.
+      std::optional<DotTile> dot =
+          dotTile(op, *tile, vectorBits, int8Dot, bf16Dot);
+      if (dot) {
+        tile->sizes[dot->k] = dot->group;
+        dot->gather = dot->kind == DotTile::Int8 && bytePermutes
+                          ? DotTile::BytePermute
+                      : wordPermutes ? DotTile::WordPermute
+                                     : DotTile::Interleave;
+      }
+      bool reduces = hasReduction(op);
+      SmallVector<unsigned> outLoops;
+      for (AffineExpr e :
+           op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
+        outLoops.push_back(cast<AffineDimExpr>(e).getPosition());
+      SmallVector<tessel::TileGroup> groups = {{kTileMarker, *tile}};
+      if (tile->m && !staticLoopExtent(op, *tile->m)) {
+        std::optional<linalg::LinalgOp> leftover = splitLeftoverRows(
+            rewriter, op, *tile->m, tile->sizes[*tile->m]);
+        if (leftover) {
+          RegisterTile rowTile = *tile;
+          rowTile.sizes[*tile->m] = 1;
+          rowTile.m = std::nullopt;
+          groups.push_back({kLeftoverTileMarker, rowTile});
+        }
+      }
+      if (failed(tileAndPeel(rewriter, op, tile->sizes, kTileMarker)))
+        return failure();
+      if (groups.size() > 1) {
+        linalg::LinalgOp rows = findMarked(func, kLeftoverRows);
+        if (!rows || failed(tileAndPeel(rewriter, rows, groups[1].tile.sizes,
+                                        kLeftoverTileMarker)))
+          return failure();
+      }
+      if (failed(cleanUp(func)))
+        return failure();
+      if (!chain.empty() && reduces) {
+        FailureOr<bool> fused = tessel::fuseEpilogueTiles(
+            rewriter, func, chain, outLoops, groups,
+            [&](linalg::GenericOp slice, const RegisterTile &sliceTile) {
+              vectorizeTile(rewriter, slice, sliceTile, vectorBits);
+            });
+        if (failed(fused))
+          return failure();
+        if (*fused)
+          llvm::erase_if(unfused, [&](Operation *member) {
+            return llvm::is_contained(chainOps(chain), member);
+          });
+      }
+      for (const tessel::TileGroup &group : groups)
+        vectorizeTiles(rewriter, func, group.marker, group.tile, vectorBits,
+                       dot);
+      vectorized = true;
+    }
+    for (Operation *member : unfused)
+      if (failed(tileOp(rewriter, func, cast<linalg::LinalgOp>(member), {},
+                        vectorized)))
+        return failure();
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
@@ -784,60 +955,44 @@ struct TileAndVectorizePass
           << static_cast<unsigned>(vectorBits);
       return signalPassFailure();
     }
+    IRRewriter rewriter(context);
+    generalizeInitFills(rewriter, func);
+    for (auto generic : llvm::to_vector(
+             func.getBody().front().getOps<linalg::GenericOp>()))
+      dropUnitConstantIndices(rewriter, generic);
     SmallVector<linalg::LinalgOp> ops;
     for (Operation &op : func.getBody().front())
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
         if (linalgOp.hasPureBufferSemantics())
           ops.push_back(linalgOp);
 
-    IRRewriter rewriter(context);
+    // Each contraction's initializer and epilogues go into its tiles (see
+    // EpilogueTiles.h); an op belongs to one chain at most.
+    llvm::DenseMap<Operation *, tessel::EpilogueChain> chains;
+    llvm::DenseSet<Operation *> members;
+    for (linalg::LinalgOp op : ops) {
+      if (members.contains(op))
+        continue;
+      tessel::EpilogueChain chain = tessel::findEpilogueChain(op);
+      if (chain.init && members.contains(chain.init))
+        chain.init = nullptr;
+      if (chain.empty())
+        continue;
+      for (Operation *member : chainOps(chain))
+        members.insert(member);
+      chains[op] = std::move(chain);
+    }
+
     bool vectorized = false;
     for (linalg::LinalgOp op : ops) {
-      op = mergeNarrowRows(rewriter, op, vectorBits);
-      std::optional<RegisterTile> tile;
-      if (isa<linalg::GenericOp>(op.getOperation()))
-        tile = registerTile(op, vectorBits);
-      if (tile) {
-        if (hasReduction(op)) {
-          op = chunkForPacking(rewriter, op, *tile);
-          packStreamedOperand(rewriter, op, *tile);
-        }
-        // Rows of a run-time count (a Gemm's batch): the rows left over by
-        // the full register tiles run one at a time, unmasked, rather than
-        // as one tile masked along its rows (batch 1 would be all masks).
-        // The reduction by groups where dot-product instructions add a
-        // group at a time.
-        std::optional<DotTile> dot =
-            dotTile(op, *tile, vectorBits, int8Dot, bf16Dot);
-        if (dot) {
-          tile->sizes[dot->k] = dot->group;
-          dot->gather = dot->kind == DotTile::Int8 && bytePermutes
-                            ? DotTile::BytePermute
-                        : wordPermutes ? DotTile::WordPermute
-                                       : DotTile::Interleave;
-        }
-        std::optional<linalg::LinalgOp> leftover;
-        if (tile->m && !staticLoopExtent(op, *tile->m))
-          leftover = splitLeftoverRows(rewriter, op, *tile->m,
-                                       tile->sizes[*tile->m]);
-        if (failed(tileAndPeel(rewriter, op, tile->sizes)) ||
-            failed(cleanUp(func)))
-          return signalPassFailure();
-        vectorizeTiles(rewriter, func, *tile, vectorBits, dot);
-        if (leftover) {
-          RegisterTile rowTile = *tile;
-          rowTile.sizes[*tile->m] = 1;
-          rowTile.m = std::nullopt;
-          linalg::LinalgOp rows = findMarked(func, kLeftoverRows);
-          if (!rows || failed(tileAndPeel(rewriter, rows, rowTile.sizes)) ||
-              failed(cleanUp(func)))
-            return signalPassFailure();
-          vectorizeTiles(rewriter, func, rowTile, vectorBits, dot);
-        }
-        vectorized = true;
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        interchangeForContiguity(rewriter, generic);
-      }
+      if (members.contains(op))
+        continue;
+      auto chain = chains.find(op);
+      if (failed(tileOp(rewriter, func, op,
+                        chain == chains.end() ? tessel::EpilogueChain()
+                                              : chain->second,
+                        vectorized)))
+        return signalPassFailure();
     }
     if (!vectorized)
       return;
@@ -856,6 +1011,8 @@ struct TileAndVectorizePass
     if (failed(cleanUp(func)))
       return signalPassFailure();
     hoistAccumulators(rewriter, func);
+    // The fused epilogues then take the accumulators from registers.
+    tessel::forwardTileWrites(rewriter, func);
 
     // Transfers that broadcast (the `m` operand of a contraction) become a
     // minor-identity transfer and a broadcast, which the generic transfer
@@ -869,6 +1026,53 @@ struct TileAndVectorizePass
 };
 
 } // namespace
+
+FailureOr<std::pair<Value, AffineMap>>
+tessel::tileView(RewriterBase &rewriter, Location loc, Value operand,
+                 AffineMap map, ArrayRef<unsigned> kept) {
+  // A view at offset 0 and unit strides (tiling's, specializeTile's) is
+  // composed into the new one, so a stride stays visible on one view.
+  Value source = operand;
+  SmallVector<OpFoldResult> baseOffsets, baseStrides;
+  if (auto view = source.getDefiningOp<memref::SubViewOp>())
+    if (view.getSourceType().getRank() == view.getType().getRank()) {
+      source = view.getSource();
+      baseOffsets = view.getMixedOffsets();
+      baseStrides = view.getMixedStrides();
+    }
+  auto type = cast<MemRefType>(operand.getType());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> results;
+  for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+    unsigned d = cast<AffineDimExpr>(expr).getPosition();
+    offsets.push_back(rewriter.getIndexAttr(0));
+    strides.push_back(rewriter.getIndexAttr(1));
+    auto position = llvm::find(kept, d);
+    if (position == kept.end()) {
+      sizes.push_back(rewriter.getIndexAttr(1));
+      continue;
+    }
+    // A kept dim of static size 1 would make the rank reduction ambiguous
+    // (which unit dim is dropped?); such a degenerate tile stays scalar.
+    if (type.getDimSize(r) == 1)
+      return failure();
+    sizes.push_back(memref::getMixedSize(rewriter, loc, operand, r));
+    shape.push_back(type.getDimSize(r));
+    results.push_back(
+        rewriter.getAffineDimExpr(std::distance(kept.begin(), position)));
+  }
+  if (source != operand) {
+    offsets = baseOffsets;
+    strides = baseStrides;
+  }
+  MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
+      shape, cast<MemRefType>(source.getType()), offsets, sizes, strides);
+  Value view = memref::SubViewOp::create(rewriter, loc, reduced, source,
+                                         offsets, sizes, strides);
+  return std::make_pair(
+      view, AffineMap::get(kept.size(), 0, results, rewriter.getContext()));
+}
 
 std::optional<unsigned> tessel::registerVectorLoop(linalg::LinalgOp op,
                                                    unsigned vectorBits) {
