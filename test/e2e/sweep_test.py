@@ -15,7 +15,9 @@ L2 error <= 1e-5, and max abs error <= 1e-4 * max(1, max |reference|);
 integer results exactly).
 
 Conv and pooling cases take a symbolic batch in every other case.
-Families: AffineGrid (against PyTorch's coordinates); Col2Im (against a loop
+Families: Conv or MatMul with a bias and one or two elementwise ops after it
+(Relu, Clip, a residual Add, a per-channel Mul, SiLU: the epilogues the CPU
+runs inside the register tiles) against numpy; AffineGrid (against PyTorch's coordinates); Col2Im (against a loop
 adding patches) and Det (numpy.linalg);
 NonZero, Unique, Compress and ReverseSequence against numpy; DFT-20 (forward, inverse, rfft, irfft, dft_length, the axis
 as input or constant) against numpy's FFT; Einsum-12 (contractions, diagonals, ellipsis broadcasting,
@@ -1231,13 +1233,82 @@ def detection_case(rng, i):
             list(x.shape), rois.round(2).tolist(), mode, oh, ow, ratio, scale, transform)
 
 
+def epilogue_case(rng, i):
+    """A Conv (3x3, 1x1 or depthwise) or a MatMul with a bias and one or two
+    elementwise ops after it (Relu, Clip, a residual Add, a per-channel Mul,
+    SiLU), which the CPU runs inside the contraction's register tiles
+    (codegen/common/EpilogueTiles.h), at sizes that leave partial tiles."""
+    p = "ep%d_" % i
+    kind = str(rng.choice(["conv", "1x1", "dw", "matmul"]))
+    inputs, inits, nodes = {}, [], []
+    if kind == "matmul":
+        m, k, n = (int(rng.choice([1, 3, 7, 16, 17, 33, 40])) for _ in range(3))
+        x = rng.standard_normal([m, k]).astype(np.float32)
+        w = rng.standard_normal([k, n]).astype(np.float32)
+        b = rng.standard_normal([n]).astype(np.float32)
+        inputs[p + "x"] = x
+        inits += [numpy_helper.from_array(w, p + "w"), numpy_helper.from_array(b, p + "b")]
+        nodes += [helper.make_node("MatMul", [p + "x", p + "w"], [p + "m"]),
+                  helper.make_node("Add", [p + "m", p + "b"], [p + "t0"])]
+        y = x.astype(np.float64) @ w.astype(np.float64) + b
+        channel_shape = [n]
+        desc = "MatMul+bias x=%s w=%s" % ([m, k], [k, n])
+    else:
+        c = int(rng.choice([3, 8, 16, 17, 32, 40]))
+        group = c if kind == "dw" else 1
+        f = c if kind == "dw" else int(rng.choice([8, 16, 17, 32, 48]))
+        kernel = 1 if kind == "1x1" else 3
+        stride = int(rng.choice([1, 1, 2])) if kernel == 3 else 1
+        pad = kernel // 2
+        image = [int(rng.integers(3, 30)), int(rng.integers(3, 30))]
+        x = rng.standard_normal([1, c] + image).astype(np.float32)
+        w = rng.standard_normal([f, c // group, kernel, kernel]).astype(np.float32)
+        b = rng.standard_normal([f]).astype(np.float32)
+        inputs[p + "x"] = x
+        inits += [numpy_helper.from_array(w, p + "w"), numpy_helper.from_array(b, p + "b")]
+        nodes.append(helper.make_node("Conv", [p + "x", p + "w", p + "b"], [p + "t0"],
+                                      group=group, kernel_shape=[kernel, kernel],
+                                      strides=[stride, stride], pads=[pad] * 4))
+        y = conv_ref(x, w, b, group, [stride, stride], [1, 1], [pad] * 4)
+        channel_shape = [f, 1, 1]
+        desc = "Conv(%s) x=%s w=%s stride=%d" % (kind, list(x.shape), list(w.shape), stride)
+    tails = [str(t) for t in rng.choice(["relu", "clip", "add", "mul", "silu"],
+                                        size=int(rng.integers(1, 3)), replace=False)]
+    for j, tail in enumerate(tails):
+        src, dst = p + "t%d" % j, p + "t%d" % (j + 1)
+        if tail == "relu":
+            nodes.append(helper.make_node("Relu", [src], [dst]))
+            y = np.maximum(y, 0)
+        elif tail == "clip":
+            inits += [numpy_helper.from_array(np.array(-0.5, np.float32), p + "lo%d" % j),
+                      numpy_helper.from_array(np.array(1.5, np.float32), p + "hi%d" % j)]
+            nodes.append(helper.make_node("Clip", [src, p + "lo%d" % j, p + "hi%d" % j], [dst]))
+            y = np.clip(y, -0.5, 1.5)
+        elif tail == "add":
+            r = rng.standard_normal(y.shape).astype(np.float32)
+            inputs[p + "r%d" % j] = r
+            nodes.append(helper.make_node("Add", [src, p + "r%d" % j], [dst]))
+            y = y + r
+        elif tail == "mul":
+            sc = rng.standard_normal(channel_shape).astype(np.float32)
+            inits.append(numpy_helper.from_array(sc, p + "s%d" % j))
+            nodes.append(helper.make_node("Mul", [src, p + "s%d" % j], [dst]))
+            y = y * sc
+        else:
+            nodes += [helper.make_node("Sigmoid", [src], [p + "g%d" % j]),
+                      helper.make_node("Mul", [src, p + "g%d" % j], [dst])]
+            y = y / (1 + np.exp(-y))
+    out = p + "t%d" % len(tails)
+    return nodes, inputs, inits, {out: y}, desc + " then " + "+".join(tails)
+
+
 FAMILIES = {"conv": conv_case, "pool": pool_case, "matmul": matmul_case,
             "convtranspose": conv_transpose_case, "resize": resize_case,
             "topk": topk_case, "cumsum": cumsum_case, "scatter": scatter_case,
             "gathernd": gathernd_case, "recurrent": recurrent_case,
             "einsum": einsum_case, "dft": dft_case, "select": select_case,
             "col2im": col2im_case, "detection": detection_case,
-            "affinegrid": affine_grid_case}
+            "affinegrid": affine_grid_case, "epilogue": epilogue_case}
 # Opsets other than 13 (reductions max and min of the scatters came in 18).
 OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22, "detection": 16,
          "affinegrid": 20}
@@ -1245,7 +1316,7 @@ OPSET = {"scatter": 18, "recurrent": 14, "dft": 20, "col2im": 22, "detection": 1
 # a family (at the end) leaves the others' draws alone.
 SEED_INDEX = {"conv": 0, "matmul": 1, "pool": 2, "convtranspose": 3, "resize": 4,
               "topk": 5, "cumsum": 6, "scatter": 7, "gathernd": 8, "recurrent": 9, "einsum": 10, "dft": 11, "select": 12, "col2im": 13,
-              "detection": 14, "affinegrid": 15}
+              "detection": 14, "affinegrid": 15, "epilogue": 16}
 
 
 # ---------------------------------------------------------------------------
