@@ -107,11 +107,7 @@ bool isTileableElementwise(linalg::GenericOp op) {
   for (OpOperand *input : op.getDpsInputOperands())
     if (!op.getMatchingIndexingMap(input).isProjectedPermutation())
       return false;
-  return llvm::none_of(op.getBody()->getOperations(), [](Operation &inner) {
-    return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-        inner);
-  });
+  return !tessel::dividesIntegers(op);
 }
 
 /// The next (or previous) op of `op`'s block that is not free of memory
@@ -194,7 +190,8 @@ tessel::EpilogueChain tessel::findEpilogueChain(linalg::LinalgOp op) {
   // Buffers the chain writes: no other operand of it may share one.
   SmallVector<Value> written = {out};
   auto touchesWritten = [&](Value v) {
-    return isa<MemRefType>(v.getType()) && llvm::any_of(written,
+    return isa<MemRefType>(v.getType()) &&
+           llvm::any_of(written,
                         [&](Value w) { return !distinctBuffers(v, w); });
   };
 
@@ -208,6 +205,30 @@ tessel::EpilogueChain tessel::findEpilogueChain(linalg::LinalgOp op) {
       }))
     chain.init = init;
 
+  // How `generic` takes the tile: -1 updating it in place, else the input
+  // that reads it at the identity; nothing when it does neither, or some
+  // other operand may share a buffer the chain writes.
+  auto takes = [&](linalg::GenericOp generic,
+                   Value tile) -> std::optional<int> {
+    Value dest = generic.getDpsInitOperand(0)->get();
+    std::optional<int> reads;
+    if (sameBuffer(dest, tile))
+      reads = -1;
+    for (OpOperand *in : generic.getDpsInputOperands()) {
+      Value v = in->get();
+      if (!reads && sameBuffer(v, tile) &&
+          generic.getMatchingIndexingMap(in).isIdentity()) {
+        reads = in->getOperandNumber();
+        continue;
+      }
+      if (touchesWritten(v) ||
+          (isa<MemRefType>(v.getType()) && !distinctBuffers(v, dest)))
+        return std::nullopt;
+    }
+    if (reads && *reads >= 0 && touchesWritten(dest))
+      return std::nullopt;
+    return reads;
+  };
   Value tile = out;
   for (Operation *next = neighbour(op, /*forward=*/true); next;
        next = neighbour(next, /*forward=*/true)) {
@@ -215,30 +236,14 @@ tessel::EpilogueChain tessel::findEpilogueChain(linalg::LinalgOp op) {
     if (!generic || !isTileableElementwise(generic) ||
         generic.getNumLoops() != cast<MemRefType>(tile.getType()).getRank())
       break;
-    Value dest = generic.getDpsInitOperand(0)->get();
-    int reads = -1;
-    bool inPlace = sameBuffer(dest, tile);
-    for (OpOperand *in : generic.getDpsInputOperands()) {
-      if (!inPlace && reads < 0 && sameBuffer(in->get(), tile) &&
-          generic.getMatchingIndexingMap(in).isIdentity()) {
-        reads = in->getOperandNumber();
-        continue;
-      }
-      if (touchesWritten(in->get()) ||
-          (isa<MemRefType>(in->get().getType()) &&
-           !distinctBuffers(in->get(), dest))) {
-        reads = -2;
-        break;
-      }
-    }
-    if (reads == -2 || (!inPlace && reads < 0) ||
-        (!inPlace && touchesWritten(dest)))
+    std::optional<int> reads = takes(generic, tile);
+    if (!reads)
       break;
     chain.epilogues.push_back(generic);
-    chain.reads.push_back(reads);
-    if (!inPlace) {
-      written.push_back(dest);
-      tile = dest;
+    chain.reads.push_back(*reads);
+    if (*reads >= 0) {
+      tile = generic.getDpsInitOperand(0)->get();
+      written.push_back(tile);
     }
   }
   return chain;

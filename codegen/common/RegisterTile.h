@@ -29,6 +29,10 @@ struct RegisterTile {
 std::optional<int64_t> staticLoopExtent(mlir::linalg::LinalgOp op,
                                         unsigned loop);
 
+/// Whether `op`'s body divides integers: a masked lane of a partial tile
+/// would divide by the zero a masked read gives it.
+bool dividesIntegers(mlir::linalg::LinalgOp op);
+
 /// Tiles loop `loop` of `op` by `size` (every other loop whole), replacing
 /// `op` by the loop nest; the tile inside, or failure (nothing changed).
 mlir::FailureOr<mlir::linalg::LinalgOp>

@@ -49,6 +49,7 @@ using tessel::RegisterTile;
 using tessel::staticLoopExtent;
 using tessel::tileOneLoop;
 using tessel::chunkForPacking;
+using tessel::dividesIntegers;
 using tessel::packStreamedOperand;
 
 /// The loop of `map`'s last result when it is a plain loop dim.
@@ -179,16 +180,6 @@ int64_t vectorTileWidth(linalg::LinalgOp op, unsigned n, Type element,
   int64_t lanes = tessel::lanesOf(element, vectorBits);
   std::optional<int64_t> extent = staticLoopExtent(op, n);
   return extent && *extent <= lanes ? lanes : kTileVectors * lanes;
-}
-
-/// Whether `op`'s body divides integers: a masked lane of a partial tile
-/// would divide by the zero a masked read gives it.
-bool dividesIntegers(linalg::LinalgOp op) {
-  return llvm::any_of(op.getBlock()->getOperations(), [](Operation &inner) {
-    return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-        inner);
-  });
 }
 
 /// The tile of an elementwise op (no reduction loop) whose output's last
@@ -1115,6 +1106,14 @@ std::optional<unsigned> tessel::registerRowLoop(linalg::LinalgOp op,
   if (auto d = dyn_cast<AffineDimExpr>(out.getResults().drop_back().back()))
     return d.getPosition();
   return std::nullopt;
+}
+
+bool tessel::dividesIntegers(linalg::LinalgOp op) {
+  return llvm::any_of(op.getBlock()->getOperations(), [](Operation &inner) {
+    return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+        inner);
+  });
 }
 
 std::optional<int64_t> tessel::staticLoopExtent(linalg::LinalgOp op, unsigned loop) {
