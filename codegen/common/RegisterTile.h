@@ -79,6 +79,25 @@ std::optional<unsigned> registerVectorLoop(mlir::linalg::LinalgOp op,
 /// of rank < 2.
 std::optional<unsigned> registerRowLoop(mlir::linalg::LinalgOp op, unsigned n);
 
+/// Rewrites the inputs of tile `op` (every loop but `m` and `n` of extent
+/// 1) whose indices are not plain loops, such as Conv's `ow * s + kw`:
+/// loops of extent 1 contribute 0 inside the tile, so the index is
+/// `c * m`, `c * n` or 0, and the input becomes a view with stride `c`
+/// indexed by the plain loop. The vectorizer then sees only projected
+/// permutations.
+mlir::LogicalResult specializeTile(mlir::RewriterBase &rewriter,
+                                   mlir::linalg::GenericOp op,
+                                   const RegisterTile &tile);
+
+/// Drops the loops of extent 1 from specialized tile `op`: every operand
+/// becomes a rank-reduced view indexed by `m` and `n` only, and the op a
+/// 1- or 2-d elementwise update (the reductions, all of extent 1, vanish).
+/// The vectors then carry no unit dims, which vector lowering would
+/// otherwise scalarize. Returns the new op and its vector shape.
+mlir::FailureOr<std::pair<mlir::linalg::GenericOp, llvm::SmallVector<int64_t>>>
+collapseTile(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
+             const RegisterTile &tile);
+
 /// The view a register tile's vectors take of `operand` (indexed by `map`,
 /// a projected permutation of the tile's loops) where only the loops
 /// `kept` vary: a rank-reduced subview (composed with a unit-stride view of
