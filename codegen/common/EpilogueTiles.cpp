@@ -170,6 +170,48 @@ Value tessel::EpilogueChain::source() const {
                            : first.getDpsInputOperand(reads.front())->get();
 }
 
+SmallVector<Operation *> tessel::EpilogueChain::ops() const {
+  SmallVector<Operation *> list;
+  if (linalg::GenericOp first = init)
+    list.push_back(first);
+  for (linalg::GenericOp op : epilogues)
+    list.push_back(op);
+  return list;
+}
+
+tessel::EpilogueChain
+tessel::EpilogueChain::restrictedTo(ArrayRef<Operation *> allowed) const {
+  EpilogueChain chain = *this;
+  if (chain.init && !llvm::is_contained(allowed, chain.init.getOperation()))
+    chain.init = nullptr;
+  for (auto [i, op] : llvm::enumerate(chain.epilogues))
+    if (!llvm::is_contained(allowed, op.getOperation())) {
+      chain.epilogues.truncate(i);
+      chain.reads.truncate(i);
+      break;
+    }
+  return chain;
+}
+
+void tessel::generalizeInitFills(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::FillOp> fills;
+  for (auto fill : func.getBody().front().getOps<linalg::FillOp>()) {
+    auto contraction =
+        dyn_cast_or_null<linalg::LinalgOp>(neighbour(fill, /*forward=*/true));
+    if (fill.hasPureBufferSemantics() && contraction &&
+        contraction.hasPureBufferSemantics() &&
+        contraction.getNumDpsInits() == 1 &&
+        contraction.getNumReductionLoops() != 0 &&
+        sameBuffer(contraction.getDpsInitOperand(0)->get(),
+                   fill.getDpsInitOperand(0)->get()))
+      fills.push_back(fill);
+  }
+  for (linalg::FillOp fill : fills) {
+    rewriter.setInsertionPoint(fill);
+    (void)linalg::generalizeNamedOp(rewriter, fill);
+  }
+}
+
 bool tessel::sameBuffer(Value a, Value b) {
   if (a == b)
     return true;

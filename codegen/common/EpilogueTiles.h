@@ -30,6 +30,11 @@ struct EpilogueChain {
   llvm::SmallVector<int> reads; ///< per epilogue: the input, -1 in place
 
   bool empty() const { return !init && epilogues.empty(); }
+  /// Its ops, the initializer first.
+  llvm::SmallVector<mlir::Operation *> ops() const;
+  /// This chain without the ops not in `allowed`: the initializer, and the
+  /// epilogues from the first one left out.
+  EpilogueChain restrictedTo(llvm::ArrayRef<mlir::Operation *> allowed) const;
   /// The buffer the contraction accumulates into, as the chain names it.
   mlir::Value source() const;
 };
@@ -42,6 +47,11 @@ struct EpilogueChain {
 /// other operand in a buffer the chain writes. Changes nothing (a
 /// `linalg.fill` initializer must be generalized first).
 EpilogueChain findEpilogueChain(mlir::linalg::LinalgOp op);
+
+/// Generalizes each `linalg.fill` of the buffer that a contraction right
+/// after it accumulates into, for findEpilogueChain (the i32 sums of an
+/// integer contraction start from a fill of zeros).
+void generalizeInitFills(mlir::RewriterBase &rewriter, mlir::func::FuncOp func);
 
 /// `chain` with the pure ops that define its epilogues' operands after
 /// `contraction` (the view of an epilogue's own output) moved before it,

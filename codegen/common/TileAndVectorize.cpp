@@ -658,29 +658,6 @@ void dropUnitConstantIndices(RewriterBase &rewriter, linalg::GenericOp op) {
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
 }
 
-/// Generalizes each `linalg.fill` of the buffer that a contraction right
-/// after it accumulates into, for findEpilogueChain (the i32 sums of an
-/// integer contraction start from a fill of zeros).
-void generalizeInitFills(RewriterBase &rewriter, func::FuncOp func) {
-  SmallVector<linalg::FillOp> fills;
-  for (auto fill : func.getBody().front().getOps<linalg::FillOp>()) {
-    Operation *next = fill->getNextNode();
-    while (next && isMemoryEffectFree(next))
-      next = next->getNextNode();
-    auto contraction = dyn_cast_or_null<linalg::LinalgOp>(next);
-    if (fill.hasPureBufferSemantics() && contraction &&
-        contraction.hasPureBufferSemantics() &&
-        contraction.getNumDpsInits() == 1 && hasReduction(contraction) &&
-        tessel::sameBuffer(contraction.getDpsInitOperand(0)->get(),
-                           fill.getDpsInitOperand(0)->get()))
-      fills.push_back(fill);
-  }
-  for (linalg::FillOp fill : fills) {
-    rewriter.setInsertionPoint(fill);
-    (void)linalg::generalizeNamedOp(rewriter, fill);
-  }
-}
-
 /// hoistAccumulator to a fixed point, after moving loop-invariant views
 /// and masks out of the loops.
 void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
@@ -704,31 +681,6 @@ struct TileAndVectorizePass
     : tessel::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using TileAndVectorizePassBase::TileAndVectorizePassBase;
 
-  /// The ops of `chain`, initializer first.
-  static SmallVector<Operation *> chainOps(const tessel::EpilogueChain &chain) {
-    SmallVector<Operation *> list;
-    if (chain.init)
-      list.push_back(chain.init);
-    for (linalg::GenericOp op : chain.epilogues)
-      list.push_back(op);
-    return list;
-  }
-
-  /// `chain` without the ops not in `allowed`: the initializer, and the
-  /// epilogues from the first one left out.
-  static tessel::EpilogueChain restrictChain(tessel::EpilogueChain chain,
-                                             ArrayRef<Operation *> allowed) {
-    if (chain.init && !llvm::is_contained(allowed, chain.init))
-      chain.init = nullptr;
-    for (auto [i, op] : llvm::enumerate(chain.epilogues))
-      if (!llvm::is_contained(allowed, op.getOperation())) {
-        chain.epilogues.truncate(i);
-        chain.reads.truncate(i);
-        break;
-      }
-    return chain;
-  }
-
   /// Register-tiles and vectorizes `op`, with `chain` in its tiles where
   /// they take it; the ops of the chain they do not take are tiled on their
   /// own.
@@ -736,14 +688,14 @@ struct TileAndVectorizePass
                        linalg::LinalgOp op, tessel::EpilogueChain chain,
                        bool &vectorized) {
     linalg::LinalgOp original = op;
-    SmallVector<Operation *> unfused = chainOps(chain);
+    SmallVector<Operation *> unfused = chain.ops();
     op = mergeNarrowRows(rewriter, op, vectorBits);
     // A contraction of merged rows takes a chain of merged rows only.
     if (op != original && !chain.empty()) {
       for (Operation *&member : unfused)
         member = mergeNarrowRows(rewriter, cast<linalg::LinalgOp>(member),
                                  vectorBits);
-      chain = restrictChain(tessel::findEpilogueChain(op), unfused);
+      chain = tessel::findEpilogueChain(op).restrictedTo(unfused);
     }
     chain = tessel::hoistChainOperands(chain, op);
     std::optional<RegisterTile> tile;
@@ -805,10 +757,12 @@ struct TileAndVectorizePass
             });
         if (failed(fused))
           return failure();
-        if (*fused)
+        if (*fused) {
+          SmallVector<Operation *> taken = chain.ops();
           llvm::erase_if(unfused, [&](Operation *member) {
-            return llvm::is_contained(chainOps(chain), member);
+            return llvm::is_contained(taken, member);
           });
+        }
       }
       for (const tessel::TileGroup &group : groups)
         vectorizeTiles(rewriter, func, group.marker, group.tile, vectorBits,
@@ -831,7 +785,7 @@ struct TileAndVectorizePass
       return signalPassFailure();
     }
     IRRewriter rewriter(context);
-    generalizeInitFills(rewriter, func);
+    tessel::generalizeInitFills(rewriter, func);
     for (auto generic : llvm::to_vector(
              func.getBody().front().getOps<linalg::GenericOp>()))
       dropUnitConstantIndices(rewriter, generic);
@@ -853,7 +807,7 @@ struct TileAndVectorizePass
         chain.init = nullptr;
       if (chain.empty())
         continue;
-      for (Operation *member : chainOps(chain))
+      for (Operation *member : chain.ops())
         members.insert(member);
       chains[op] = std::move(chain);
     }
